@@ -1,0 +1,13 @@
+# libpac: the PAC algorithm as plain C (no OVS headers).  Built as a libtool
+# convenience library so that OVS's libopenvswitch.la can absorb it.
+noinst_LTLIBRARIES += lib/libpac.la
+lib_libpac_la_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS)
+lib_libpac_la_SOURCES = \
+	lib/pac.h \
+	lib/pac.c \
+	lib/pac-config.c \
+	lib/pac-flow.c \
+	lib/pac-parse.c \
+	lib/pac-parse.h \
+	lib/pac-private.h \
+	lib/pac-queue.c

@@ -1,0 +1,192 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Flow table: a chained hash of fixed-size entries allocated once.
+ *
+ * The key is (VM address, VM port, peer address, peer port), so both
+ * directions of a connection find the same entry without canonicalising.
+ * The hash is seeded per instance (cfg.hash_seed) so that peers cannot aim
+ * at one chain.  When the table is full, pac_flow_pick_victim() samples a
+ * few entries from a clock hand and returns the least recently seen one that
+ * holds no packets: eviction never touches a held packet. */
+
+#include <stdlib.h>
+#include <string.h>
+#include "pac-private.h"
+
+/* Entries sampled when looking for an eviction victim. */
+#define PAC_EVICT_SAMPLE 32
+
+static inline uint64_t
+mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+static uint32_t
+flow_hash(uint64_t seed, const uint8_t vm_addr[16], uint16_t vm_port,
+          const uint8_t peer_addr[16], uint16_t peer_port)
+{
+    uint64_t words[4];
+    uint64_t h = seed ^ (((uint64_t) vm_port << 16) | peer_port);
+
+    memcpy(&words[0], vm_addr, 16);
+    memcpy(&words[2], peer_addr, 16);
+    for (int i = 0; i < 4; i++) {
+        h = mix64(h ^ words[i]) + UINT64_C(0x9e3779b97f4a7c15);
+    }
+    return (uint32_t) (h ^ (h >> 32));
+}
+
+static bool
+flow_matches(const struct pac_flow *f, const uint8_t vm_addr[16],
+             uint16_t vm_port, const uint8_t peer_addr[16],
+             uint16_t peer_port)
+{
+    return (f->vm_port == vm_port && f->peer_port == peer_port
+            && !memcmp(f->vm_addr, vm_addr, 16)
+            && !memcmp(f->peer_addr, peer_addr, 16));
+}
+
+bool
+pac_flow_table_init(struct pac *pac)
+{
+    uint32_t n = pac->cfg.max_flows;
+    uint32_t n_buckets = 1;
+
+    while (n_buckets < n) {
+        n_buckets <<= 1;
+    }
+    pac->flows = calloc(n, sizeof *pac->flows);
+    pac->buckets = malloc(n_buckets * sizeof *pac->buckets);
+    if (!pac->flows || !pac->buckets) {
+        pac_flow_table_free(pac);
+        return false;
+    }
+    for (uint32_t i = 0; i < n_buckets; i++) {
+        pac->buckets[i] = PAC_NONE;
+    }
+    pac->bucket_mask = n_buckets - 1;
+    for (uint32_t i = 0; i < n; i++) {
+        pac->flows[i].hash_next = i + 1 < n ? i + 1 : PAC_NONE;
+    }
+    pac->flow_free = 0;
+    pac->n_flows = 0;
+    pac->clock_hand = 0;
+    return true;
+}
+
+void
+pac_flow_table_free(struct pac *pac)
+{
+    free(pac->flows);
+    free(pac->buckets);
+    pac->flows = NULL;
+    pac->buckets = NULL;
+}
+
+/* Returns the index of the flow with the given key, or PAC_NONE.  Stores the
+ * key's hash in '*hashp' for a following pac_flow_insert(). */
+uint32_t
+pac_flow_lookup(const struct pac *pac, const uint8_t vm_addr[16],
+                uint16_t vm_port, const uint8_t peer_addr[16],
+                uint16_t peer_port, uint32_t *hashp)
+{
+    uint32_t hash = flow_hash(pac->cfg.hash_seed, vm_addr, vm_port,
+                              peer_addr, peer_port);
+
+    *hashp = hash;
+    for (uint32_t i = pac->buckets[hash & pac->bucket_mask]; i != PAC_NONE;
+         i = pac->flows[i].hash_next) {
+        const struct pac_flow *f = &pac->flows[i];
+
+        if (flow_matches(f, vm_addr, vm_port, peer_addr, peer_port)) {
+            return i;
+        }
+    }
+    return PAC_NONE;
+}
+
+/* Inserts a new, zeroed flow with the given key.  Returns its index, or
+ * PAC_NONE if the table is full (the caller evicts first). */
+uint32_t
+pac_flow_insert(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
+                const uint8_t peer_addr[16], uint16_t peer_port,
+                uint32_t hash)
+{
+    uint32_t idx = pac->flow_free;
+    struct pac_flow *f;
+    uint32_t *bucket;
+
+    if (idx == PAC_NONE) {
+        return PAC_NONE;
+    }
+    f = &pac->flows[idx];
+    pac->flow_free = f->hash_next;
+
+    memset(f, 0, sizeof *f);
+    memcpy(f->vm_addr, vm_addr, 16);
+    memcpy(f->peer_addr, peer_addr, 16);
+    f->vm_port = vm_port;
+    f->peer_port = peer_port;
+    f->rr_prev = f->rr_next = PAC_NONE;
+    f->held_head = f->held_tail = PAC_NONE;
+    f->flags = PAC_F_IN_USE;
+
+    bucket = &pac->buckets[hash & pac->bucket_mask];
+    f->hash_next = *bucket;
+    *bucket = idx;
+    pac->n_flows++;
+    return idx;
+}
+
+/* Removes flow 'idx', which must hold no packets. */
+void
+pac_flow_remove(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    uint32_t hash = flow_hash(pac->cfg.hash_seed, f->vm_addr, f->vm_port,
+                              f->peer_addr, f->peer_port);
+    uint32_t *link = &pac->buckets[hash & pac->bucket_mask];
+
+    while (*link != idx) {
+        link = &pac->flows[*link].hash_next;
+    }
+    *link = f->hash_next;
+
+    f->flags = 0;
+    f->hash_next = pac->flow_free;
+    pac->flow_free = idx;
+    pac->n_flows--;
+}
+
+/* Returns the least recently seen flow without held packets among the next
+ * PAC_EVICT_SAMPLE entries of the clock hand, or PAC_NONE if all of them
+ * hold packets. */
+uint32_t
+pac_flow_pick_victim(struct pac *pac)
+{
+    uint32_t victim = PAC_NONE;
+    uint32_t victim_idle = 0;
+
+    for (int i = 0; i < PAC_EVICT_SAMPLE; i++) {
+        uint32_t idx = pac->clock_hand;
+        const struct pac_flow *f = &pac->flows[idx];
+
+        pac->clock_hand = idx + 1 < pac->cfg.max_flows ? idx + 1 : 0;
+        if ((f->flags & PAC_F_IN_USE) && !f->n_held) {
+            uint32_t idle = pac_elapsed32(pac->now, f->last_seen);
+
+            if (victim == PAC_NONE || idle > victim_idle) {
+                victim = idx;
+                victim_idle = idle;
+            }
+        }
+    }
+    return victim;
+}

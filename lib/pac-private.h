@@ -1,0 +1,200 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+#ifndef PAC_PRIVATE_H
+#define PAC_PRIVATE_H 1
+
+/* Internal data structures of libpac, shared by pac.c (the algorithm),
+ * pac-flow.c (the flow table) and pac-queue.c (held packets and MLFQ).
+ *
+ * Everything lives in arrays allocated by pac_create() and is linked by
+ * 32-bit indices (PAC_NONE terminates a list), so that the per-packet path
+ * never allocates and a flow stays small.  Per-flow and per-packet times are
+ * 32-bit microseconds (they wrap after 71 minutes; every comparison is of a
+ * difference, and no flow lives idle longer than 30 minutes). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "pac.h"
+
+#define PAC_NONE UINT32_MAX
+
+/* Flow flags. */
+#define PAC_F_IN_USE        0x01
+#define PAC_F_SLOW_START    0x02    /* Inferred TCP phase of the peer. */
+#define PAC_F_MEASURING     0x04    /* Counting the peer's unclocked burst. */
+#define PAC_F_SYN_SENT      0x08    /* Receiver sent a SYN (it is client). */
+#define PAC_F_SYNACK_SENT   0x10    /* Receiver sent a SYN-ACK (server). */
+#define PAC_F_HS_ACK_DUE    0x20    /* Next ACK from receiver completes the
+                                     * handshake. */
+#define PAC_F_FIN_VM        0x40
+#define PAC_F_FIN_PEER      0x80
+#define PAC_F_ACK_BASE      0x100   /* last_ack/max_ack are valid. */
+#define PAC_F_RCV_BASE      0x200   /* rcv_nxt is valid. */
+#define PAC_F_IN_RESP       0x400   /* resp_start is valid. */
+#define PAC_F_BUDGET        0x800   /* budget_end is valid. */
+#define PAC_F_ON_OUT_LIST   0x1000  /* On the outstanding list. */
+#define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
+                                     * its ACKs trigger nothing. */
+
+/* One TCP connection; both directions map here.  "vm" is the receiver. */
+struct pac_flow {
+    uint8_t vm_addr[16];
+    uint8_t peer_addr[16];
+    uint16_t vm_port;
+    uint16_t peer_port;
+    uint32_t hash_next;         /* Bucket chain, or free list. */
+    uint64_t rx_bytes;          /* Payload received: drives MLFQ demotion. */
+    uint32_t rr_prev;           /* Round-robin ring of the flow's level, */
+    uint32_t rr_next;           /* while it has held packets. */
+    uint32_t held_head;         /* FIFO of held packets (oldest first). */
+    uint32_t held_tail;
+    uint32_t last_ack;          /* ACK number of the last segment sent. */
+    uint32_t max_ack;           /* Highest ACK number seen from the VM. */
+    uint32_t rcv_nxt;           /* End of the highest segment received. */
+    uint32_t cwnd;              /* Modelled window of the peer; 0: IW. */
+    uint32_t burst_bytes;       /* Bytes of the burst being measured. */
+    uint32_t resp_start;        /* Sequence where the response began. */
+    uint32_t last_resp;         /* Size of the previous response. */
+    uint32_t budget_end;        /* Sequence up to which the peer has been
+                                 * allowed to send, by released triggers. */
+    uint32_t last_seen;         /* Time of the last packet, either way. */
+    union {
+        uint32_t hs_time;       /* During the handshake: when the SYN or
+                                 * SYN-ACK went out. */
+        uint32_t last_data;     /* Then: when data last arrived, or when
+                                 * the flow joined the outstanding list. */
+    };
+    uint32_t out_prev;          /* Outstanding list: flows with triggered */
+    uint32_t out_next;          /* data still to come, oldest data first. */
+    uint32_t iv_start;          /* Per-flow control interval (III-C). */
+    uint32_t iv_bytes;
+    uint32_t iv_prev_rate;      /* Bytes per millisecond, last interval. */
+    uint32_t rtt_us;            /* Handshake RTT; 0 = not measured. */
+    uint16_t mss;
+    uint16_t n_held;
+    uint16_t flags;             /* PAC_F_*. */
+    uint8_t level : 4;
+    uint8_t slowdowns : 4;      /* Consecutive intervals of BW reduction. */
+    uint8_t window_epoch;       /* pac->epoch when a window was counted. */
+};
+
+/* Held-packet classes: each has its own hold bound and age FIFO. */
+enum pac_class {
+    PAC_CLASS_ACK,              /* Clocks a running sender: max_hold_us. */
+    PAC_CLASS_TRIGGER,          /* Starts an idle peer: max_hold_trigger. */
+    PAC_N_CLASSES
+};
+
+/* Held-packet kinds. */
+#define PAC_K_ACK       0       /* Anything ACK-like: trigger per eq. (3). */
+#define PAC_K_REQUEST   1       /* Data to an idle peer. */
+#define PAC_K_HANDSHAKE 2       /* SYN-ACK or handshake ACK. */
+
+/* Held-packet flags. */
+#define PAC_H_ECE   0x01        /* The segment carried ECE. */
+#define PAC_H_PURE  0x02        /* Pure ACK: no payload, SYN, FIN or RST. */
+
+/* One held packet. */
+struct pac_held {
+    void *pkt;                  /* The caller's packet. */
+    uint32_t flow_next;         /* Next held packet of the same flow. */
+    uint32_t age_prev;          /* Age FIFO of the packet's class. */
+    uint32_t age_next;
+    uint32_t flow;              /* Index of the flow. */
+    uint32_t enq_time;
+    uint32_t ack;
+    uint32_t payload_len;
+    uint8_t kind;               /* PAC_K_*. */
+    uint8_t flags;              /* PAC_H_*. */
+};
+
+struct pac {
+    struct pac_config cfg;
+
+    /* Flow table (pac-flow.c). */
+    struct pac_flow *flows;     /* cfg.max_flows entries. */
+    uint32_t *buckets;
+    uint32_t bucket_mask;
+    uint32_t flow_free;         /* Free list through hash_next. */
+    uint32_t n_flows;
+    uint32_t clock_hand;        /* Eviction sampling position. */
+
+    /* Held packets and MLFQ (pac-queue.c). */
+    struct pac_held *held;      /* cfg.max_held entries. */
+    uint32_t held_free;         /* Free list through flow_next. */
+    uint32_t n_held;
+    uint32_t age_head[PAC_N_CLASSES];
+    uint32_t age_tail[PAC_N_CLASSES];
+    uint32_t rr_cursor[PAC_MAX_LEVELS];     /* Next flow to serve. */
+    uint32_t n_held_level[PAC_MAX_LEVELS];
+
+    /* In-flight estimate and threshold control (pac.c). */
+    uint64_t now;               /* Latest time seen. */
+    uint64_t in_flight;
+    uint64_t threshold;
+    uint64_t iv_start;          /* Instance control interval. */
+    uint64_t iv_bytes;
+    uint64_t iv_pkts;
+    uint64_t iv_ce;
+    double bw_smooth;           /* BW_S, bytes per microsecond. */
+    double in_flight_smooth;    /* in_flight_S. */
+    uint64_t silent_since;      /* Start of a spell with no data, or 0. */
+    uint64_t last_window_release;   /* Last window trigger sent. */
+    uint32_t out_head;          /* Outstanding list (see pac_flow). */
+    uint32_t out_tail;
+    uint8_t epoch;              /* Bumped when in_flight is reset. */
+    bool have_rtt;              /* avg_base_rtt_us was measured. */
+    uint32_t avg_base_rtt_us;   /* EWMA of handshake RTTs. */
+    uint32_t avg_hold_us;       /* EWMA of PAC's delay of ACKs. */
+    uint64_t next_scan;         /* Idle-flow expiry. */
+
+    struct pac_stats stats;     /* Counters; gauges filled on demand. */
+};
+
+/* Wrap-safe elapsed time between two 32-bit microsecond stamps. */
+static inline uint32_t
+pac_elapsed32(uint64_t now, uint32_t then)
+{
+    return (uint32_t) now - then;
+}
+
+/* TCP sequence comparisons. */
+static inline bool
+pac_seq_lt(uint32_t a, uint32_t b)
+{
+    return (int32_t) (a - b) < 0;
+}
+
+static inline bool
+pac_seq_gt(uint32_t a, uint32_t b)
+{
+    return (int32_t) (a - b) > 0;
+}
+
+/* pac-flow.c. */
+bool pac_flow_table_init(struct pac *);
+void pac_flow_table_free(struct pac *);
+uint32_t pac_flow_lookup(const struct pac *, const uint8_t vm_addr[16],
+                         uint16_t vm_port, const uint8_t peer_addr[16],
+                         uint16_t peer_port, uint32_t *hashp);
+uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
+                         uint16_t vm_port, const uint8_t peer_addr[16],
+                         uint16_t peer_port, uint32_t hash);
+void pac_flow_remove(struct pac *, uint32_t idx);
+uint32_t pac_flow_pick_victim(struct pac *);
+
+/* pac-queue.c. */
+bool pac_queue_init(struct pac *);
+void pac_queue_free(struct pac *);
+uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
+                        enum pac_class, uint8_t kind, uint8_t flags,
+                        uint32_t ack, uint32_t payload_len);
+uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
+void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
+                      uint32_t h);
+void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);
+int pac_queue_top_level(const struct pac *);
+enum pac_class pac_held_class(const struct pac_held *);
+
+#endif /* pac-private.h */

@@ -1,0 +1,233 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Held packets and the multi-level feedback queue (paper section III-D).
+ *
+ * A held packet sits on three lists at once:
+ *   - its flow's FIFO (flow_next), which keeps every flow in order;
+ *   - the age FIFO of its class (age_prev/age_next), whose head is the
+ *     packet that reaches its hold bound first;
+ *   - implicitly, its flow's MLFQ level: a flow with held packets is on the
+ *     round-robin ring of its level, and the scheduler serves the head packet
+ *     of the ring's current flow, one packet per turn.
+ * The MLFQ thus queues flows, not packets: a flow's packets all share the
+ * flow's level and move with it when it is demoted or promoted. */
+
+#include <stdlib.h>
+#include "pac-private.h"
+
+bool
+pac_queue_init(struct pac *pac)
+{
+    uint32_t n = pac->cfg.max_held;
+
+    pac->held = calloc(n, sizeof *pac->held);
+    if (!pac->held) {
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        pac->held[i].flow_next = i + 1 < n ? i + 1 : PAC_NONE;
+    }
+    pac->held_free = 0;
+    pac->n_held = 0;
+    for (int c = 0; c < PAC_N_CLASSES; c++) {
+        pac->age_head[c] = pac->age_tail[c] = PAC_NONE;
+    }
+    for (int l = 0; l < PAC_MAX_LEVELS; l++) {
+        pac->rr_cursor[l] = PAC_NONE;
+        pac->n_held_level[l] = 0;
+    }
+    return true;
+}
+
+void
+pac_queue_free(struct pac *pac)
+{
+    free(pac->held);
+    pac->held = NULL;
+}
+
+enum pac_class
+pac_held_class(const struct pac_held *h)
+{
+    return h->kind == PAC_K_ACK ? PAC_CLASS_ACK : PAC_CLASS_TRIGGER;
+}
+
+/* Puts flow 'idx' on the ring of its level, just before the cursor (that is,
+ * last in the round-robin turn). */
+static void
+ring_insert(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    uint32_t *cursor = &pac->rr_cursor[f->level];
+
+    if (*cursor == PAC_NONE) {
+        f->rr_prev = f->rr_next = idx;
+        *cursor = idx;
+    } else {
+        struct pac_flow *next = &pac->flows[*cursor];
+        struct pac_flow *prev = &pac->flows[next->rr_prev];
+
+        f->rr_next = *cursor;
+        f->rr_prev = next->rr_prev;
+        prev->rr_next = idx;
+        next->rr_prev = idx;
+    }
+}
+
+/* Takes flow 'idx' off the ring of its level.  If it was the cursor, the
+ * cursor moves to the next flow. */
+static void
+ring_remove(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    uint32_t *cursor = &pac->rr_cursor[f->level];
+
+    if (f->rr_next == idx) {
+        *cursor = PAC_NONE;
+    } else {
+        pac->flows[f->rr_prev].rr_next = f->rr_next;
+        pac->flows[f->rr_next].rr_prev = f->rr_prev;
+        if (*cursor == idx) {
+            *cursor = f->rr_next;
+        }
+    }
+    f->rr_prev = f->rr_next = PAC_NONE;
+}
+
+static void
+age_unlink(struct pac *pac, uint32_t h)
+{
+    struct pac_held *p = &pac->held[h];
+    enum pac_class c = pac_held_class(p);
+
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = p->age_next;
+    } else {
+        pac->age_head[c] = p->age_next;
+    }
+    if (p->age_next != PAC_NONE) {
+        pac->held[p->age_next].age_prev = p->age_prev;
+    } else {
+        pac->age_tail[c] = p->age_prev;
+    }
+}
+
+/* Appends 'pkt' to flow 'flow_idx's FIFO.  The caller has made room (the
+ * pool holds cfg.max_held packets).  Returns the held packet's index. */
+uint32_t
+pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
+               enum pac_class class, uint8_t kind, uint8_t flags,
+               uint32_t ack, uint32_t payload_len)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+    uint32_t h = pac->held_free;
+    struct pac_held *p = &pac->held[h];
+
+    pac->held_free = p->flow_next;
+    p->pkt = pkt;
+    p->flow = flow_idx;
+    p->enq_time = (uint32_t) pac->now;
+    p->ack = ack;
+    p->payload_len = payload_len;
+    p->kind = kind;
+    p->flags = flags;
+
+    /* Flow FIFO. */
+    p->flow_next = PAC_NONE;
+    if (f->held_tail == PAC_NONE) {
+        f->held_head = h;
+        ring_insert(pac, flow_idx);
+    } else {
+        pac->held[f->held_tail].flow_next = h;
+    }
+    f->held_tail = h;
+    f->n_held++;
+
+    /* Age FIFO of its class. */
+    p->age_next = PAC_NONE;
+    p->age_prev = pac->age_tail[class];
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = h;
+    } else {
+        pac->age_head[class] = h;
+    }
+    pac->age_tail[class] = h;
+
+    pac->n_held++;
+    pac->n_held_level[f->level]++;
+    return h;
+}
+
+/* Unlinks held packet 'h' of flow 'flow_idx', whose predecessor in the flow
+ * FIFO is 'prev' (PAC_NONE for the head), and returns it to the pool.  The
+ * entry's other fields stay readable until the next pac_queue_push(). */
+void
+pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
+                 uint32_t h)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+    struct pac_held *p = &pac->held[h];
+
+    if (prev == PAC_NONE) {
+        f->held_head = p->flow_next;
+    } else {
+        pac->held[prev].flow_next = p->flow_next;
+    }
+    if (f->held_tail == h) {
+        f->held_tail = prev;
+    }
+    f->n_held--;
+    pac->n_held_level[f->level]--;
+    pac->n_held--;
+    age_unlink(pac, h);
+
+    if (!f->n_held) {
+        ring_remove(pac, flow_idx);
+    }
+    p->flow_next = pac->held_free;
+    pac->held_free = h;
+}
+
+/* Removes the head packet of flow 'flow_idx' (which must have one) and
+ * returns its index; the entry stays readable until the next push. */
+uint32_t
+pac_queue_pop_head(struct pac *pac, uint32_t flow_idx)
+{
+    uint32_t h = pac->flows[flow_idx].held_head;
+
+    pac_queue_unlink(pac, flow_idx, PAC_NONE, h);
+    return h;
+}
+
+/* Moves flow 'flow_idx' to MLFQ 'level', with its held packets. */
+void
+pac_queue_set_level(struct pac *pac, uint32_t flow_idx, uint8_t level)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+
+    if (f->level == level) {
+        return;
+    }
+    if (f->n_held) {
+        ring_remove(pac, flow_idx);
+        pac->n_held_level[f->level] -= f->n_held;
+        f->level = level;
+        pac->n_held_level[level] += f->n_held;
+        ring_insert(pac, flow_idx);
+    } else {
+        f->level = level;
+    }
+}
+
+/* Returns the highest-priority level with held packets, or -1. */
+int
+pac_queue_top_level(const struct pac *pac)
+{
+    for (int l = 0; l < (int) pac->cfg.n_levels; l++) {
+        if (pac->n_held_level[l]) {
+            return l;
+        }
+    }
+    return -1;
+}

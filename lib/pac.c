@@ -1,0 +1,1171 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* The PAC algorithm (paper Algorithm 1 and section III), extended for modern
+ * TCP stacks (DESIGN.md section 4).
+ *
+ * in_flight is the estimated payload the receiver's released segments have
+ * asked for and that has not arrived yet.  Each segment leaving the receiver
+ * has a "trigger", the data its arrival at the peer will let loose:
+ *
+ *   - an ACK: eq. (3), the newly acknowledged bytes plus the peer's window
+ *     growth (slow start: as many bytes again, since Linux grows cwnd by the
+ *     acked segments; congestion avoidance: MSS * MSS / window; 0 with ECE);
+ *   - a duplicate ACK: one MSS (fast retransmit, limited transmit);
+ *   - a window trigger to an idle peer (a request, a SYN-ACK, a handshake
+ *     ACK): the peer's estimated window, which it sends unclocked.  This is
+ *     what makes incast collapse on IW10 stacks, and the paper's ACK-only
+ *     rule cannot see it.
+ *
+ * A segment is sent at once if it fits (in_flight + trigger <= threshold,
+ * or nothing is in flight) and no segment of higher or equal priority is
+ * waiting; otherwise it is held in the MLFQ and released, highest level
+ * first and round robin per flow within a level, as data arrives (eq. 5).
+ * Segments of one flow always leave in order. */
+
+#include <stdlib.h>
+#include <string.h>
+#include "pac-private.h"
+
+#define MIN(A, B) ((A) < (B) ? (A) : (B))
+#define MAX(A, B) ((A) > (B) ? (A) : (B))
+
+/* A spell without any data toward the receiver this long (and at least
+ * PAC_SILENCE_RTTS base RTTs) while in_flight > 0 means the estimate was
+ * wrong (a peer that was expected to send did not): in_flight is reset.
+ * Base RTT, not the control interval: PAC's own delay of ACKs is part of
+ * the latter, but data that was asked for arrives within an RTT plus the
+ * time to drain the bottleneck queue. */
+#define PAC_SILENCE_MIN_US 1000
+#define PAC_SILENCE_RTTS 8
+
+/* A peer idle for longer than its RTO restarts in slow start and halves its
+ * window once per RTO of idleness, down to the initial window (Linux's
+ * tcp_cwnd_restart()).  Linux's RTO is at least 200 ms; PAC counts a
+ * halving per 250 ms so that it never assumes a smaller window than the
+ * peer has. */
+#define PAC_RESTART_IDLE_US 250000
+
+/* Closed flows (FIN both ways) are forgotten after this much quiet. */
+#define PAC_CLOSED_LINGER_US 1000000
+
+/* A flow whose triggered data stops arriving for this long (at least; see
+ * dry_time()) has finished its answer: what it was allowed but did not send
+ * leaves in_flight. */
+#define PAC_DRY_MIN_US 500
+
+/* Upper bound of the modelled peer window. */
+#define PAC_MAX_CWND (64u << 20)
+
+/* Idle-flow scans run this often. */
+#define PAC_SCAN_INTERVAL_US 1000000
+
+/* Bounds of the control interval. */
+#define PAC_MIN_INTERVAL_US 10
+#define PAC_MAX_INTERVAL_US 100000
+
+static uint32_t tcp_trigger_bytes(const struct pac *,
+                                  const struct pac_flow *,
+                                  const struct pac_held *);
+static void release_flow(struct pac *, uint32_t flow_idx,
+                         enum pac_release_cause, pac_emit_cb *, void *aux);
+
+const char *
+pac_version(void)
+{
+    return PAC_VERSION_STRING;
+}
+
+/* Instance lifetime. */
+
+struct pac *
+pac_create(const struct pac_config *cfg, uint64_t now_us)
+{
+    struct pac *pac;
+
+    if (!pac_config_check(cfg, NULL, 0)) {
+        return NULL;
+    }
+    pac = calloc(1, sizeof *pac);
+    if (!pac) {
+        return NULL;
+    }
+    pac->cfg = *cfg;
+    pac->now = now_us;
+    if (!pac_flow_table_init(pac) || !pac_queue_init(pac)) {
+        pac_flow_table_free(pac);
+        pac_queue_free(pac);
+        free(pac);
+        return NULL;
+    }
+    pac->threshold = cfg->threshold;
+    pac->iv_start = now_us;
+    pac->out_head = pac->out_tail = PAC_NONE;
+    pac->avg_base_rtt_us = cfg->base_rtt_us;
+    pac->next_scan = now_us + PAC_SCAN_INTERVAL_US;
+    return pac;
+}
+
+void
+pac_flush(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    for (int l = 0; l < PAC_MAX_LEVELS; l++) {
+        while (pac->rr_cursor[l] != PAC_NONE) {
+            release_flow(pac, pac->rr_cursor[l], PAC_REL_FLUSH, emit, aux);
+        }
+    }
+}
+
+void
+pac_destroy(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    if (pac) {
+        pac_flush(pac, emit, aux);
+        pac_flow_table_free(pac);
+        pac_queue_free(pac);
+        free(pac);
+    }
+}
+
+/* Estimation. */
+
+static uint32_t
+control_interval(const struct pac *pac)
+{
+    uint32_t iv = pac->avg_base_rtt_us + pac->avg_hold_us;
+
+    return MIN(MAX(iv, PAC_MIN_INTERVAL_US), PAC_MAX_INTERVAL_US);
+}
+
+/* The peer's congestion window as PAC models it, in bytes: the initial
+ * window until the flow's ACKs say more (see cwnd_increment()). */
+static uint32_t
+peer_cwnd(const struct pac *pac, const struct pac_flow *f)
+{
+    return f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+}
+
+/* The size of the answer that ends where a request acknowledging 'ack'
+ * starts the next one, or 0 if unknown. */
+static uint32_t
+answer_size(const struct pac_flow *f, uint32_t ack)
+{
+    return ((f->flags & PAC_F_IN_RESP) && pac_seq_gt(ack, f->resp_start)
+            ? ack - f->resp_start : 0);
+}
+
+/* The data an idle peer is expected to send when asked by a window trigger
+ * acknowledging 'ack': its window, but no more than its previous answer. */
+static uint32_t
+window_estimate(const struct pac *pac, const struct pac_flow *f,
+                uint32_t ack)
+{
+    uint32_t w = peer_cwnd(pac, f);
+    uint32_t answer = answer_size(f, ack);
+
+    if (!answer) {
+        answer = f->last_resp;
+    }
+    return answer ? MIN(w, answer) : w;
+}
+
+/* Growth of the peer's window when an ACK newly acknowledging 'delta' bytes
+ * reaches it (Reno/CUBIC-like): in slow start as many bytes as acked (Linux
+ * counts acked segments, so a stretch ACK grows cwnd by all of them), at
+ * least one MSS; in congestion avoidance MSS * MSS / cwnd; with ECE none. */
+static uint32_t
+cwnd_increment(const struct pac *pac, const struct pac_flow *f,
+               const struct pac_held *d, uint32_t delta)
+{
+    if (!delta || (d->flags & PAC_H_ECE)) {
+        return 0;
+    } else if (f->flags & PAC_F_SLOW_START) {
+        return MAX(delta, f->mss);
+    } else {
+        return (uint32_t) ((uint64_t) f->mss * f->mss
+                           / MAX(peer_cwnd(pac, f), f->mss));
+    }
+}
+
+static uint32_t
+ack_delta(const struct pac_flow *f, uint32_t ack)
+{
+    return ((f->flags & PAC_F_ACK_BASE) && pac_seq_gt(ack, f->last_ack)
+            ? ack - f->last_ack : 0);
+}
+
+static bool
+is_dup_ack(const struct pac_flow *f, const struct pac_held *d)
+{
+    return (d->kind == PAC_K_ACK && (d->flags & PAC_H_PURE)
+            && !ack_delta(f, d->ack));
+}
+
+/* A window trigger whose window is already accounted: the flow's previous
+ * window trigger has not produced any data yet (for example a request
+ * right after a handshake ACK, or a pipelined request). */
+static bool
+window_pending(const struct pac *pac, const struct pac_flow *f)
+{
+    return ((f->flags & PAC_F_MEASURING) && !f->burst_bytes
+            && f->window_epoch == pac->epoch);
+}
+
+/* Returns how much more the peer can send of its current answer if that is
+ * as large as its previous one, or UINT32_MAX if that is unknown or the
+ * answer has outgrown it.  The budget is what released triggers allowed. */
+static uint32_t
+response_room(const struct pac_flow *f)
+{
+    uint32_t end, base;
+
+    if (!(f->flags & PAC_F_IN_RESP) || !f->last_resp) {
+        return UINT32_MAX;
+    }
+    end = f->resp_start + f->last_resp;
+    if (pac_seq_gt(f->rcv_nxt, end)) {
+        return UINT32_MAX;
+    }
+    base = ((f->flags & PAC_F_BUDGET) && pac_seq_gt(f->budget_end, f->rcv_nxt)
+            ? f->budget_end : f->rcv_nxt);
+    return pac_seq_gt(end, base) ? end - base : 0;
+}
+
+/* Returns the trigger of segment 'd' of flow 'f' if it were sent now: what
+ * TCP lets the peer send (see the top of this file), but no more than what
+ * is left of an answer of the expected size.  Without that cap, the ACKs
+ * that follow the end of an answer would count as triggers of data that
+ * never comes. */
+static uint32_t
+trigger_bytes(const struct pac *pac, const struct pac_flow *f,
+              const struct pac_held *d)
+{
+    uint32_t trigger = tcp_trigger_bytes(pac, f, d);
+
+    return d->kind == PAC_K_REQUEST ? trigger
+                                    : MIN(trigger, response_room(f));
+}
+
+/* Eq. (3) and the window triggers, without the answer-size cap. */
+static uint32_t
+tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
+                  const struct pac_held *d)
+{
+    uint32_t delta = ack_delta(f, d->ack);
+
+    if (d->kind != PAC_K_ACK) {
+        return delta + (window_pending(pac, f)
+                        ? 0 : window_estimate(pac, f, d->ack));
+    } else if (f->flags & PAC_F_DRY) {
+        return 0;
+    } else if (!delta) {
+        return d->flags & PAC_H_PURE ? f->mss : 0;
+    } else {
+        return delta + cwnd_increment(pac, f, d, delta);
+    }
+}
+
+static bool
+fits(const struct pac *pac, uint32_t trigger)
+{
+    return !pac->in_flight || pac->in_flight + trigger <= pac->threshold;
+}
+
+static void
+note_ack_delay(struct pac *pac, uint32_t delay_us)
+{
+    pac->avg_hold_us = pac->avg_hold_us - pac->avg_hold_us / 8
+                       + delay_us / 8;
+}
+
+/* Outstanding list.
+ *
+ * A flow's outstanding bytes are the data its released triggers allowed and
+ * that has not arrived yet (budget_end - rcv_nxt): its share of in_flight.
+ * Flows with outstanding bytes are listed by when data last arrived, so the
+ * head is the flow that has been silent longest.  When that silence exceeds
+ * dry_time(), the peer has sent all it had (its answer is complete; the
+ * ACKs that followed the end of the answer triggered nothing), and the
+ * flow's outstanding bytes leave in_flight.  This removes the main source of
+ * over-estimation the paper corrects only indirectly, by eq. (6). */
+
+static uint32_t
+flow_outstanding(const struct pac_flow *f)
+{
+    return ((f->flags & PAC_F_BUDGET) && (f->flags & PAC_F_RCV_BASE)
+            && pac_seq_gt(f->budget_end, f->rcv_nxt)
+            ? f->budget_end - f->rcv_nxt : 0);
+}
+
+static void
+out_list_remove(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    if (f->out_prev != PAC_NONE) {
+        pac->flows[f->out_prev].out_next = f->out_next;
+    } else {
+        pac->out_head = f->out_next;
+    }
+    if (f->out_next != PAC_NONE) {
+        pac->flows[f->out_next].out_prev = f->out_prev;
+    } else {
+        pac->out_tail = f->out_prev;
+    }
+    f->out_prev = f->out_next = PAC_NONE;
+    f->flags &= ~PAC_F_ON_OUT_LIST;
+}
+
+static void
+out_list_append(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    f->last_data = (uint32_t) pac->now;
+    f->out_next = PAC_NONE;
+    f->out_prev = pac->out_tail;
+    if (pac->out_tail != PAC_NONE) {
+        pac->flows[pac->out_tail].out_next = idx;
+    } else {
+        pac->out_head = idx;
+    }
+    pac->out_tail = idx;
+    f->flags |= PAC_F_ON_OUT_LIST;
+}
+
+/* Puts flow 'idx' on, or takes it off, the outstanding list after its budget
+ * or rcv_nxt changed.  'data' says data just arrived (restarts its clock). */
+static void
+out_list_update(struct pac *pac, uint32_t idx, bool data)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    bool listed = f->flags & PAC_F_ON_OUT_LIST;
+
+    if (!flow_outstanding(f)) {
+        if (listed) {
+            out_list_remove(pac, idx);
+        }
+    } else if (data || !listed) {
+        if (listed) {
+            out_list_remove(pac, idx);
+        }
+        out_list_append(pac, idx);
+    }
+}
+
+/* How long triggered data may take to arrive: a few base RTTs plus the time
+ * the bottleneck needs to drain a threshold's worth of data. */
+static uint32_t
+dry_time(const struct pac *pac)
+{
+    uint64_t t = 4 * (uint64_t) pac->avg_base_rtt_us;
+
+    if (pac->bw_smooth > 0) {
+        t += MIN((uint64_t) (pac->threshold / pac->bw_smooth),
+                 PAC_MAX_INTERVAL_US);
+    } else {
+        t += PAC_DRY_MIN_US;
+    }
+    return MAX(t, PAC_DRY_MIN_US);
+}
+
+/* Takes flow 'idx's outstanding bytes out of in_flight. */
+static void
+reclaim_outstanding(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    uint32_t out = flow_outstanding(f);
+
+    pac->in_flight -= MIN(pac->in_flight, out);
+    f->budget_end = f->rcv_nxt;
+    if (f->flags & PAC_F_ON_OUT_LIST) {
+        out_list_remove(pac, idx);
+    }
+}
+
+static void
+reclaim_dry(struct pac *pac)
+{
+    uint32_t limit = dry_time(pac);
+    uint32_t idx;
+
+    while ((idx = pac->out_head) != PAC_NONE
+           && pac_elapsed32(pac->now, pac->flows[idx].last_data) >= limit) {
+        struct pac_flow *f = &pac->flows[idx];
+
+        if (window_pending(pac, f)) {
+            /* Asked, but not answered yet: the peer may take its time to
+             * answer (only the silence reset gives up on it). */
+            out_list_remove(pac, idx);
+            out_list_append(pac, idx);
+            continue;
+        }
+        pac->stats.dry_reclaims++;
+        pac->stats.dry_bytes += flow_outstanding(f);
+        reclaim_outstanding(pac, idx);
+        f->flags |= PAC_F_DRY;
+    }
+}
+
+/* Accounts for segment 'd' of flow 'f' leaving now with 'trigger'. */
+static void
+account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
+             uint32_t trigger)
+{
+    uint32_t delta = ack_delta(f, d->ack);
+    bool pending = window_pending(pac, f);
+
+    pac->in_flight += trigger;
+    if (delta) {
+        f->cwnd = MIN(peer_cwnd(pac, f) + cwnd_increment(pac, f, d, delta),
+                      PAC_MAX_CWND);
+        f->last_ack = d->ack;
+    }
+    if (trigger && (f->flags & PAC_F_RCV_BASE)) {
+        uint32_t base = ((f->flags & PAC_F_BUDGET)
+                         && pac_seq_gt(f->budget_end, f->rcv_nxt)
+                         ? f->budget_end : f->rcv_nxt);
+
+        f->budget_end = base + trigger;
+        f->flags |= PAC_F_BUDGET;
+    }
+    if (d->kind != PAC_K_ACK) {
+        f->flags &= ~PAC_F_DRY;
+        pac->last_window_release = pac->now;
+    }
+    if (d->kind != PAC_K_ACK) {
+        if (!pending) {
+            f->flags |= PAC_F_MEASURING;
+            f->burst_bytes = 0;
+            f->window_epoch = pac->epoch;
+        }
+        f->flags &= ~PAC_F_HS_ACK_DUE;
+        if (d->kind == PAC_K_REQUEST) {
+            /* A new answer starts where the receiver's ACK stands. */
+            uint32_t answer = answer_size(f, d->ack);
+
+            if (answer) {
+                f->last_resp = answer;
+            }
+            f->resp_start = d->ack;
+            if (!pending || !pac_seq_gt(f->budget_end, d->ack)) {
+                f->budget_end = d->ack + trigger;
+            }
+            f->flags |= PAC_F_IN_RESP | PAC_F_BUDGET;
+        }
+        if (d->kind == PAC_K_HANDSHAKE) {
+            pac->stats.handshake_triggers++;
+            if (f->flags & PAC_F_SYNACK_SENT) {
+                f->hs_time = (uint32_t) pac->now;
+            }
+        } else {
+            pac->stats.request_triggers++;
+        }
+    } else if (delta && (f->flags & PAC_F_MEASURING) && f->burst_bytes) {
+        /* The peer sent 'burst_bytes' before it could see any ACK: a lower
+         * bound of its window. */
+        f->cwnd = MAX(peer_cwnd(pac, f), f->burst_bytes);
+        f->flags &= ~PAC_F_MEASURING;
+    }
+    out_list_update(pac, f - pac->flows, false);
+}
+
+/* Releases the head packet of flow 'flow_idx'. */
+static void
+release_head(struct pac *pac, uint32_t flow_idx,
+             enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+    struct pac_held d = pac->held[f->held_head];
+    uint32_t trigger = trigger_bytes(pac, f, &d);
+
+    pac_queue_pop_head(pac, flow_idx);
+    account_send(pac, f, &d, trigger);
+    if (pac_held_class(&d) == PAC_CLASS_ACK) {
+        note_ack_delay(pac, pac_elapsed32(pac->now, d.enq_time));
+    }
+    pac->stats.released[cause]++;
+    emit(aux, d.pkt, PAC_EMIT_RELEASE);
+}
+
+/* Releases flow 'flow_idx's packets up to and including held packet 'h'. */
+static void
+release_upto(struct pac *pac, uint32_t flow_idx, uint32_t h,
+             enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
+{
+    uint32_t head;
+
+    do {
+        head = pac->flows[flow_idx].held_head;
+        release_head(pac, flow_idx, cause, emit, aux);
+    } while (head != h);
+}
+
+static void
+release_flow(struct pac *pac, uint32_t flow_idx,
+             enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
+{
+    while (pac->flows[flow_idx].n_held) {
+        release_head(pac, flow_idx, cause, emit, aux);
+    }
+}
+
+/* Releases the oldest held packet (with its flow's predecessors). */
+static void
+release_oldest(struct pac *pac, enum pac_release_cause cause,
+               pac_emit_cb *emit, void *aux)
+{
+    uint32_t oldest = PAC_NONE;
+    uint32_t oldest_age = 0;
+
+    for (int c = 0; c < PAC_N_CLASSES; c++) {
+        uint32_t h = pac->age_head[c];
+
+        if (h != PAC_NONE) {
+            uint32_t age = pac_elapsed32(pac->now, pac->held[h].enq_time);
+
+            if (oldest == PAC_NONE || age > oldest_age) {
+                oldest = h;
+                oldest_age = age;
+            }
+        }
+    }
+    if (oldest != PAC_NONE) {
+        release_upto(pac, pac->held[oldest].flow, oldest, cause, emit, aux);
+    }
+}
+
+/* Algorithm 1, lines 9-14: serve the MLFQ while the head fits. */
+static void
+schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    reclaim_dry(pac);
+    for (;;) {
+        int level = pac_queue_top_level(pac);
+        uint32_t flow_idx;
+        struct pac_flow *f;
+
+        if (level < 0) {
+            break;
+        }
+        flow_idx = pac->rr_cursor[level];
+        f = &pac->flows[flow_idx];
+        if (!fits(pac, trigger_bytes(pac, f, &pac->held[f->held_head]))) {
+            break;
+        }
+        release_head(pac, flow_idx, PAC_REL_FIT, emit, aux);
+        if (f->n_held && pac->rr_cursor[level] == flow_idx) {
+            pac->rr_cursor[level] = f->rr_next;     /* Round robin. */
+        }
+    }
+}
+
+/* Control interval (average RTT): threshold control, eq. (2), deviation
+ * correction, eq. (6), and the silence reset. */
+static void
+end_interval(struct pac *pac)
+{
+    uint64_t now = pac->now;
+    uint64_t dur = MAX(now - pac->iv_start, 1);
+    uint32_t interval = control_interval(pac);
+    double lambda = pac->cfg.lambda_permille / 1000.0;
+    double bw = (double) pac->iv_bytes / dur;
+    double alpha = 0.0;
+    bool gap = dur > 4 * (uint64_t) interval;
+
+    if (pac->cfg.ecn && pac->iv_pkts) {
+        alpha = (double) pac->iv_ce / pac->iv_pkts;
+    }
+    pac->stats.alpha_permille = (uint32_t) (alpha * 1000.0 + 0.5);
+
+    if (alpha > 0) {
+        uint64_t floor = 2 * (uint64_t) pac->cfg.default_mss;
+
+        pac->threshold = MAX((uint64_t) (pac->threshold * (1 - alpha / 2)),
+                             floor);
+    } else {
+        pac->threshold = MIN(pac->threshold * 2, pac->cfg.threshold);
+    }
+
+    if (!pac->iv_bytes) {
+        if (!pac->silent_since) {
+            pac->silent_since = pac->iv_start;
+        }
+        if (pac->in_flight
+            && now - pac->silent_since >= MAX(PAC_SILENCE_MIN_US,
+                                              PAC_SILENCE_RTTS
+                                              * (uint64_t)
+                                              pac->avg_base_rtt_us)) {
+            /* Forget every flow's share and pending window too. */
+            while (pac->out_head != PAC_NONE) {
+                reclaim_outstanding(pac, pac->out_head);
+            }
+            pac->in_flight = 0;
+            pac->epoch++;
+            pac->silent_since = now;
+            pac->stats.silence_resets++;
+        }
+    } else {
+        pac->silent_since = 0;
+        /* Eq. (6) reads a drop in throughput as over-estimation; right
+         * after a window trigger the drop is the answer's round trip. */
+        if (!gap && pac->bw_smooth > 0 && bw <= pac->bw_smooth * lambda
+            && pac->in_flight
+            && now - pac->last_window_release >= dry_time(pac)) {
+            double target = (pac->in_flight_smooth * bw
+                             / (pac->bw_smooth * (1 - alpha / 2)));
+
+            if (target < pac->in_flight) {
+                pac->in_flight = (uint64_t) target;
+                pac->stats.corrections++;
+            }
+        }
+    }
+
+    if (gap) {
+        /* After an idle spell the filters would compare the new burst with
+         * the old one: start them afresh. */
+        pac->bw_smooth = 0;
+        pac->in_flight_smooth = pac->in_flight;
+    } else {
+        pac->bw_smooth += (bw - pac->bw_smooth) / 4;
+        pac->in_flight_smooth += (pac->in_flight - pac->in_flight_smooth) / 4;
+    }
+    pac->iv_start = now;
+    pac->iv_bytes = pac->iv_pkts = pac->iv_ce = 0;
+}
+
+static void
+set_now(struct pac *pac, uint64_t now)
+{
+    if (now > pac->now) {
+        pac->now = now;
+    }
+    if (pac->now - pac->iv_start >= control_interval(pac)) {
+        end_interval(pac);
+    }
+}
+
+/* Flows. */
+
+/* Removes flow 'flow_idx', which holds no packets, with its share of
+ * in_flight. */
+static void
+forget_flow(struct pac *pac, uint32_t flow_idx)
+{
+    reclaim_outstanding(pac, flow_idx);
+    pac_flow_remove(pac, flow_idx);
+}
+
+static void
+remove_flow(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
+            void *aux)
+{
+    release_flow(pac, flow_idx, PAC_REL_FLUSH, emit, aux);
+    forget_flow(pac, flow_idx);
+}
+
+/* Finds or creates the flow for the given key; PAC_NONE if the table is
+ * full and nothing can be evicted.  'opening' (a SYN) replaces a closed
+ * flow that reuses the same ports. */
+static uint32_t
+flow_get(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
+         const uint8_t peer_addr[16], uint16_t peer_port, bool opening)
+{
+    uint32_t hash;
+    uint32_t idx = pac_flow_lookup(pac, vm_addr, vm_port, peer_addr,
+                                   peer_port, &hash);
+    struct pac_flow *f;
+
+    if (idx != PAC_NONE) {
+        f = &pac->flows[idx];
+        if (!(opening && (f->flags & (PAC_F_FIN_VM | PAC_F_FIN_PEER))
+              && !f->n_held)) {
+            return idx;
+        }
+        forget_flow(pac, idx);
+        pac->stats.flows_closed++;
+    }
+
+    idx = pac_flow_insert(pac, vm_addr, vm_port, peer_addr, peer_port, hash);
+    if (idx == PAC_NONE) {
+        uint32_t victim = pac_flow_pick_victim(pac);
+
+        if (victim == PAC_NONE) {
+            pac->stats.untracked++;
+            return PAC_NONE;
+        }
+        forget_flow(pac, victim);
+        pac->stats.evictions++;
+        idx = pac_flow_insert(pac, vm_addr, vm_port, peer_addr, peer_port,
+                              hash);
+    }
+    f = &pac->flows[idx];
+    f->out_prev = f->out_next = PAC_NONE;
+    f->mss = pac->cfg.default_mss;
+    f->flags |= PAC_F_SLOW_START;
+    f->last_seen = (uint32_t) pac->now;
+    pac->stats.flows_created++;
+    return idx;
+}
+
+static void
+note_rtt(struct pac *pac, struct pac_flow *f)
+{
+    uint32_t sample = MAX(pac_elapsed32(pac->now, f->hs_time), 1);
+
+    f->rtt_us = sample;
+    if (pac->have_rtt) {
+        pac->avg_base_rtt_us = pac->avg_base_rtt_us
+                               - pac->avg_base_rtt_us / 8 + sample / 8;
+    } else {
+        pac->avg_base_rtt_us = sample;
+        pac->have_rtt = true;
+    }
+}
+
+/* Per-flow control interval (III-C): infers the end of slow start from two
+ * consecutive intervals whose received rate fell to lambda or less. */
+static void
+flow_interval(struct pac *pac, struct pac_flow *f, uint32_t bytes)
+{
+    uint32_t interval = ((f->rtt_us ? f->rtt_us : pac->avg_base_rtt_us)
+                         + pac->avg_hold_us);
+    uint32_t elapsed = pac_elapsed32(pac->now, f->iv_start);
+
+    if (elapsed >= MAX(interval, 1)) {
+        if (elapsed > 4 * (uint64_t) interval) {
+            f->iv_prev_rate = 0;
+            f->slowdowns = 0;
+        } else {
+            uint32_t rate = (uint32_t) ((uint64_t) f->iv_bytes * 1000
+                                        / elapsed);
+
+            if (f->iv_prev_rate
+                && (uint64_t) rate * 1000
+                   <= (uint64_t) f->iv_prev_rate * pac->cfg.lambda_permille) {
+                if (++f->slowdowns >= 2) {
+                    f->flags &= ~PAC_F_SLOW_START;
+                }
+            } else {
+                f->slowdowns = 0;
+            }
+            f->iv_prev_rate = rate;
+        }
+        f->iv_start = (uint32_t) pac->now;
+        f->iv_bytes = 0;
+    }
+    f->iv_bytes += bytes;
+}
+
+static void
+update_level(struct pac *pac, uint32_t flow_idx)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+    uint8_t level = f->level;
+
+    while (level + 1u < pac->cfg.n_levels
+           && f->rx_bytes >= pac->cfg.level_bytes[level]) {
+        level++;
+    }
+    pac_queue_set_level(pac, flow_idx, level);
+}
+
+/* Section III-D: the receiver repeats an ACK while newer ones of the same
+ * flow wait here, so the peer has retransmitted (it timed out or recovers).
+ * Drop the waiting pure ACKs that a newer waiting one supersedes, serve the
+ * flow first and assume it restarts in slow start. */
+static void
+handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
+             void *aux)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+    uint32_t newest = 0;
+    bool have_newest = false;
+    uint32_t prev = PAC_NONE;
+    uint32_t h;
+
+    for (h = f->held_head; h != PAC_NONE; h = pac->held[h].flow_next) {
+        const struct pac_held *p = &pac->held[h];
+
+        if (p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
+            && (!have_newest || pac_seq_gt(p->ack, newest))) {
+            newest = p->ack;
+            have_newest = true;
+        }
+    }
+
+    h = f->held_head;
+    while (h != PAC_NONE) {
+        struct pac_held *p = &pac->held[h];
+        uint32_t next = p->flow_next;
+
+        if (have_newest && p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
+            && pac_seq_lt(p->ack, newest)) {
+            void *pkt = p->pkt;
+
+            pac_queue_unlink(pac, flow_idx, prev, h);
+            pac->stats.stale_drops++;
+            emit(aux, pkt, PAC_EMIT_DROP_STALE);
+        } else {
+            prev = h;
+        }
+        h = next;
+    }
+
+    pac_queue_set_level(pac, flow_idx, 0);
+    f->flags |= PAC_F_SLOW_START;
+    pac->stats.stale_events++;
+}
+
+/* Packets. */
+
+void
+pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
+       pac_emit_cb *emit, void *aux)
+{
+    uint32_t len = seg->payload_len;
+    bool syn = seg->tcp_flags & PAC_TCP_SYN;
+    bool ce = seg->ip_ecn == PAC_ECN_CE;
+    uint32_t flow_idx;
+
+    set_now(pac, now_us);
+    pac->stats.rx_packets++;
+    pac->stats.rx_bytes += len;
+    pac->in_flight = pac->in_flight > len ? pac->in_flight - len : 0;
+    pac->iv_bytes += len;
+    pac->iv_pkts++;
+    if (ce) {
+        pac->stats.rx_ce++;
+        pac->iv_ce++;
+    }
+
+    flow_idx = flow_get(pac, seg->dst, seg->dport, seg->src, seg->sport,
+                        syn && !(seg->tcp_flags & PAC_TCP_ACK));
+    if (flow_idx != PAC_NONE) {
+        struct pac_flow *f = &pac->flows[flow_idx];
+
+        f->last_seen = (uint32_t) now_us;
+        if (seg->tcp_flags & PAC_TCP_RST) {
+            remove_flow(pac, flow_idx, emit, aux);
+            pac->stats.flows_closed++;
+            goto out;
+        }
+        if (syn) {
+            f->rcv_nxt = seg->seq + 1 + len;
+            f->flags |= PAC_F_RCV_BASE;
+            if ((seg->tcp_flags & PAC_TCP_ACK)
+                && (f->flags & PAC_F_SYN_SENT)) {
+                note_rtt(pac, f);
+                f->flags = (f->flags & ~PAC_F_SYN_SENT) | PAC_F_HS_ACK_DUE;
+            }
+        } else {
+            uint32_t end = seg->seq + len
+                           + (seg->tcp_flags & PAC_TCP_FIN ? 1 : 0);
+
+            if ((f->flags & PAC_F_SYNACK_SENT)
+                && (seg->tcp_flags & PAC_TCP_ACK)) {
+                note_rtt(pac, f);
+                f->flags &= ~PAC_F_SYNACK_SENT;
+            }
+            if (!(f->flags & PAC_F_RCV_BASE)
+                || pac_seq_gt(end, f->rcv_nxt)) {
+                f->rcv_nxt = end;
+                f->flags |= PAC_F_RCV_BASE;
+            }
+        }
+        if (seg->tcp_flags & PAC_TCP_FIN) {
+            f->flags |= PAC_F_FIN_PEER;
+        }
+        if (len) {
+            f->flags &= ~PAC_F_DRY;
+            out_list_update(pac, flow_idx, true);
+            f->rx_bytes += len;
+            if (f->flags & PAC_F_MEASURING) {
+                f->burst_bytes += len;
+            }
+            flow_interval(pac, f, len);
+            update_level(pac, flow_idx);
+        }
+        if (ce && pac->cfg.ecn) {
+            f->flags &= ~PAC_F_SLOW_START;
+        }
+    }
+
+out:
+    schedule(pac, emit, aux);
+}
+
+/* Classifies segment 'seg' of flow 'f' leaving the receiver into 'd'. */
+static void
+classify_tx(struct pac *pac, struct pac_flow *f,
+            const struct pac_segment *seg, struct pac_held *d)
+{
+    uint8_t tf = seg->tcp_flags;
+    bool has_ack = tf & PAC_TCP_ACK;
+
+    d->ack = has_ack ? seg->ack : f->last_ack;
+    d->payload_len = seg->payload_len;
+    d->flags = 0;
+    if (tf & PAC_TCP_ECE) {
+        d->flags |= PAC_H_ECE;
+    }
+    if (!seg->payload_len
+        && !(tf & (PAC_TCP_SYN | PAC_TCP_FIN | PAC_TCP_RST))) {
+        d->flags |= PAC_H_PURE;
+    }
+
+    if (has_ack && !(f->flags & PAC_F_ACK_BASE)) {
+        f->last_ack = f->max_ack = seg->ack;
+        f->flags |= PAC_F_ACK_BASE;
+    }
+
+    if ((tf & PAC_TCP_SYN) && has_ack) {
+        d->kind = PAC_K_HANDSHAKE;
+        f->flags |= PAC_F_SYNACK_SENT;
+        if (seg->mss) {
+            f->mss = seg->mss;
+        }
+    } else if ((f->flags & PAC_F_HS_ACK_DUE) && !seg->payload_len) {
+        d->kind = PAC_K_HANDSHAKE;
+    } else if (seg->payload_len && has_ack
+               && (!(f->flags & PAC_F_RCV_BASE)
+                   || !pac_seq_lt(seg->ack, f->rcv_nxt))) {
+        /* A request: everything received is acknowledged, so the peer is
+         * idle and this segment will make it send a whole window. */
+        d->kind = PAC_K_REQUEST;
+        uint32_t idle = pac_elapsed32(pac->now, f->last_seen);
+
+        if (idle >= PAC_RESTART_IDLE_US) {
+            uint32_t iw = pac->cfg.init_window_segs * f->mss;
+            uint32_t cwnd = peer_cwnd(pac, f);
+
+            for (; idle >= PAC_RESTART_IDLE_US && cwnd > iw;
+                 idle -= PAC_RESTART_IDLE_US) {
+                cwnd /= 2;
+            }
+            f->cwnd = MAX(cwnd, iw);
+            f->flags |= PAC_F_SLOW_START;
+        }
+    } else {
+        d->kind = PAC_K_ACK;
+    }
+}
+
+enum pac_verdict
+pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
+       uint64_t now_us, pac_emit_cb *emit, void *aux)
+{
+    uint8_t tf = seg->tcp_flags;
+    struct pac_held d;
+    struct pac_flow *f;
+    uint32_t flow_idx;
+    int top;
+
+    set_now(pac, now_us);
+    pac->stats.tx_packets++;
+
+    flow_idx = flow_get(pac, seg->src, seg->sport, seg->dst, seg->dport,
+                        (tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK));
+    if (flow_idx == PAC_NONE) {
+        pac->stats.tx_passed++;
+        return PAC_PASS;
+    }
+    f = &pac->flows[flow_idx];
+
+    if (tf & PAC_TCP_RST) {
+        /* Whatever waits is of no use to the peer any more, but it is sent
+         * (in order, before the RST) rather than lost. */
+        remove_flow(pac, flow_idx, emit, aux);
+        pac->stats.flows_closed++;
+        pac->stats.tx_passed++;
+        return PAC_PASS;
+    }
+    if ((tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK) && !f->n_held) {
+        /* The receiver opens a connection: a SYN triggers no data. */
+        f->flags |= PAC_F_SYN_SENT;
+        f->hs_time = (uint32_t) now_us;
+        if (seg->mss) {
+            f->mss = seg->mss;
+        }
+        f->last_seen = (uint32_t) now_us;
+        pac->stats.tx_passed++;
+        return PAC_PASS;
+    }
+
+    classify_tx(pac, f, seg, &d);
+    f->last_seen = (uint32_t) now_us;
+    if (tf & PAC_TCP_FIN) {
+        f->flags |= PAC_F_FIN_VM;
+    }
+    if (f->n_held && d.kind == PAC_K_ACK && (d.flags & PAC_H_PURE)
+        && !pac_seq_gt(d.ack, f->max_ack)) {
+        handle_stale(pac, flow_idx, emit, aux);
+    }
+    if (pac_seq_gt(d.ack, f->max_ack)) {
+        f->max_ack = d.ack;
+    }
+
+    top = pac_queue_top_level(pac);
+    if (!f->n_held) {
+        uint32_t trigger = trigger_bytes(pac, f, &d);
+
+        /* A duplicate ACK is never held back behind other flows: the peer
+         * needs it for fast retransmit. */
+        if (is_dup_ack(f, &d)
+            || ((top < 0 || top > f->level) && fits(pac, trigger))) {
+            account_send(pac, f, &d, trigger);
+            if (d.kind == PAC_K_ACK) {
+                note_ack_delay(pac, 0);
+            }
+            pac->stats.tx_passed++;
+            return PAC_PASS;
+        }
+    }
+
+    if (pac->n_held >= pac->cfg.max_held) {
+        release_oldest(pac, PAC_REL_CAP, emit, aux);
+    }
+    pac_queue_push(pac, flow_idx, pkt,
+                   d.kind == PAC_K_ACK ? PAC_CLASS_ACK : PAC_CLASS_TRIGGER,
+                   d.kind, d.flags, d.ack, d.payload_len);
+    pac->stats.tx_held++;
+    if (pac->n_held > pac->stats.max_held_seen) {
+        pac->stats.max_held_seen = pac->n_held;
+    }
+    schedule(pac, emit, aux);
+    return PAC_HELD;
+}
+
+/* Timers. */
+
+static uint32_t
+class_bound(const struct pac *pac, enum pac_class c)
+{
+    return c == PAC_CLASS_ACK ? pac->cfg.max_hold_us
+                              : pac->cfg.max_hold_trigger_us;
+}
+
+static void
+scan_flows(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    uint64_t idle_timeout = (uint64_t) pac->cfg.idle_timeout_ms * 1000;
+
+    for (uint32_t i = 0; i < pac->cfg.max_flows && pac->n_flows; i++) {
+        struct pac_flow *f = &pac->flows[i];
+        uint32_t idle;
+
+        if (!(f->flags & PAC_F_IN_USE) || f->n_held) {
+            continue;
+        }
+        idle = pac_elapsed32(pac->now, f->last_seen);
+        if (idle >= idle_timeout) {
+            remove_flow(pac, i, emit, aux);
+            pac->stats.flows_expired++;
+        } else if ((f->flags & PAC_F_FIN_VM) && (f->flags & PAC_F_FIN_PEER)
+                   && idle >= PAC_CLOSED_LINGER_US) {
+            remove_flow(pac, i, emit, aux);
+            pac->stats.flows_closed++;
+        }
+    }
+    pac->next_scan = pac->now + PAC_SCAN_INTERVAL_US;
+}
+
+void
+pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
+{
+    set_now(pac, now_us);
+    for (int c = 0; c < PAC_N_CLASSES; c++) {
+        uint32_t bound = class_bound(pac, c);
+        uint32_t h;
+
+        while ((h = pac->age_head[c]) != PAC_NONE
+               && pac_elapsed32(pac->now, pac->held[h].enq_time) >= bound) {
+            release_upto(pac, pac->held[h].flow, h, PAC_REL_MAX_HOLD,
+                         emit, aux);
+        }
+    }
+    if (pac->now >= pac->next_scan) {
+        scan_flows(pac, emit, aux);
+    }
+    schedule(pac, emit, aux);
+}
+
+uint64_t
+pac_next_wakeup(const struct pac *pac)
+{
+    uint64_t next = UINT64_MAX;
+
+    for (int c = 0; c < PAC_N_CLASSES; c++) {
+        uint32_t h = pac->age_head[c];
+
+        if (h != PAC_NONE) {
+            uint32_t age = pac_elapsed32(pac->now, pac->held[h].enq_time);
+            uint32_t bound = class_bound(pac, c);
+
+            next = MIN(next, pac->now + (age < bound ? bound - age : 0));
+        }
+    }
+    if (pac->in_flight || pac->n_held) {
+        next = MIN(next, pac->iv_start + control_interval(pac));
+    }
+    if (pac->n_flows) {
+        next = MIN(next, pac->next_scan);
+    }
+    if (pac->out_head != PAC_NONE) {
+        uint32_t silent = pac_elapsed32(pac->now,
+                                        pac->flows[pac->out_head].last_data);
+        uint32_t limit = dry_time(pac);
+
+        next = MIN(next, pac->now + (silent < limit ? limit - silent : 0));
+    }
+    return next;
+}
+
+/* Introspection. */
+
+void
+pac_get_stats(const struct pac *pac, struct pac_stats *stats)
+{
+    *stats = pac->stats;
+    stats->in_flight = pac->in_flight;
+    stats->threshold = pac->threshold;
+    stats->control_interval_us = control_interval(pac);
+    stats->avg_rtt_us = pac->avg_base_rtt_us + pac->avg_hold_us;
+    stats->flows = pac->n_flows;
+    stats->held = pac->n_held;
+    memcpy(stats->held_per_level, pac->n_held_level,
+           sizeof stats->held_per_level);
+}
+
+size_t
+pac_dump_flows(const struct pac *pac, pac_flow_cb *cb, void *aux)
+{
+    size_t n = 0;
+
+    for (uint32_t i = 0; i < pac->cfg.max_flows; i++) {
+        const struct pac_flow *f = &pac->flows[i];
+        struct pac_flow_info info;
+
+        if (!(f->flags & PAC_F_IN_USE)) {
+            continue;
+        }
+        memset(&info, 0, sizeof info);
+        memcpy(info.vm_addr, f->vm_addr, 16);
+        memcpy(info.peer_addr, f->peer_addr, 16);
+        info.vm_port = f->vm_port;
+        info.peer_port = f->peer_port;
+        info.level = f->level;
+        info.slow_start = (f->flags & PAC_F_SLOW_START) != 0;
+        info.mss = f->mss;
+        info.held = f->n_held;
+        info.rx_bytes = f->rx_bytes;
+        info.last_ack = f->last_ack;
+        info.cwnd = peer_cwnd(pac, f);
+        info.rtt_us = f->rtt_us;
+        info.idle_us = pac_elapsed32(pac->now, f->last_seen);
+        cb(aux, &info);
+        n++;
+    }
+    return n;
+}

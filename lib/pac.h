@@ -1,0 +1,233 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+#ifndef PAC_H
+#define PAC_H 1
+
+/* libpac: Proactive ACK Control (Bai et al., "PAC: Taming TCP Incast
+ * Congestion using Proactive ACK Control", ICNP 2014) as a plain C library.
+ *
+ * One 'struct pac' instance guards one receiver (one VM port).  The caller
+ * feeds it:
+ *
+ *   - pac_rx(): every TCP segment travelling toward the receiver (data from
+ *     the network).  It lowers the in-flight estimate (paper eq. 5), learns
+ *     per-flow state and may release held packets.
+ *
+ *   - pac_tx(): every TCP segment leaving the receiver (its ACKs and
+ *     requests).  PAC either lets it pass at once or holds it; a held packet
+ *     is owned by PAC until it is handed back through the emit callback.
+ *
+ *   - pac_run(): timers (max_hold, control interval, idle flows), at or after
+ *     pac_next_wakeup().
+ *
+ * Held packets are opaque pointers to the caller ('void *pkt'); PAC never
+ * looks inside them.  Every held packet comes back through the emit callback
+ * exactly once: PAC_EMIT_RELEASE (send it now) or PAC_EMIT_DROP_STALE (a
+ * stale ACK the paper drops, section III-D; free it).  pac_destroy() releases
+ * whatever is still held.
+ *
+ * Time is always passed in by the caller, in microseconds from any fixed
+ * origin; libpac never reads a clock.  Nothing is allocated after
+ * pac_create().  An instance is not thread-safe: the caller serialises calls
+ * (one lock per instance).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pac-parse.h"
+
+#define PAC_VERSION_STRING "0.1.0"
+
+/* Returns libpac's version, e.g. "0.1.0". */
+const char *pac_version(void);
+
+#define PAC_MAX_LEVELS 8
+
+/* Configuration.  pac_config_init() fills in the defaults (in brackets). */
+struct pac_config {
+    /* Switch buffer in front of the receiver, in bytes: the initial and
+     * maximum in-flight threshold (paper section III-B).  [96000] */
+    uint32_t threshold;
+
+    /* MLFQ: number of priority levels (1..8) and the received-bytes
+     * thresholds at which a flow is demoted to the next level (n_levels - 1
+     * strictly increasing values).  [2 levels, 20000 bytes: paper Table I] */
+    uint32_t n_levels;
+    uint32_t level_bytes[PAC_MAX_LEVELS - 1];
+
+    /* React to ECN CE marks: threshold control (eq. 2) and congestion-
+     * avoidance inference.  [true] */
+    bool ecn;
+
+    /* Longest time any packet is held, in microseconds; keep it well under
+     * the guests' RTOmin (200 ms on Linux).  Applies to ACKs of flows whose
+     * peer is sending.  [20000] */
+    uint32_t max_hold_us;
+
+    /* Longest time a window trigger to an idle peer (a request, a SYN-ACK or
+     * a handshake ACK) is held, in microseconds.  Holding such a segment
+     * delays only the peer's start, not a running sender, so it may wait
+     * much longer than an ACK: in a large incast the last request goes out
+     * only when the earlier responses have drained.  [1000000] */
+    uint32_t max_hold_trigger_us;
+
+    /* Flow table capacity.  [16384] */
+    uint32_t max_flows;
+
+    /* Most packets held at once; over the cap, the oldest is released.
+     * [4096] */
+    uint32_t max_held;
+
+    /* A flow with no packet in either direction for this long is forgotten
+     * (paper: 5 minutes).  At most 30 minutes.  [300000] */
+    uint32_t idle_timeout_ms;
+
+    /* Initial window of an idle peer, in segments: the trigger of a request,
+     * a SYN-ACK or a handshake ACK before anything is learned.  [10] */
+    uint32_t init_window_segs;
+
+    /* MSS assumed until a SYN's MSS option is seen.  [1460] */
+    uint32_t default_mss;
+
+    /* RTT assumed before any handshake is measured, microseconds.  [100] */
+    uint32_t base_rtt_us;
+
+    /* Lambda of section III-C, in thousandths.  [800] */
+    uint32_t lambda_permille;
+
+    /* Seed for the flow hash. [0x5ac0ffee] */
+    uint64_t hash_seed;
+};
+
+/* Fills 'cfg' with the defaults. */
+void pac_config_init(struct pac_config *cfg);
+
+/* Checks 'cfg'.  Returns true if it is usable.  Otherwise returns false and
+ * writes a message naming the offending field into 'err' (if nonnull). */
+bool pac_config_check(const struct pac_config *cfg,
+                      char *err, size_t err_size);
+
+/* Bytes that pac_create() will allocate for 'cfg'. */
+size_t pac_memory_size(const struct pac_config *cfg);
+
+struct pac;
+
+/* Creates an instance.  Returns NULL if 'cfg' fails pac_config_check() or
+ * memory is short. */
+struct pac *pac_create(const struct pac_config *cfg, uint64_t now_us);
+
+/* Why a held packet comes back. */
+enum pac_emit {
+    PAC_EMIT_RELEASE,           /* Send it (it is a held packet's turn). */
+    PAC_EMIT_DROP_STALE,        /* A superseded stale ACK: free it. */
+};
+
+typedef void pac_emit_cb(void *aux, void *pkt, enum pac_emit emit);
+
+/* Releases every held packet (in per-flow order) through 'emit', then frees
+ * the instance.  'pac' may be NULL. */
+void pac_destroy(struct pac *pac, pac_emit_cb *emit, void *aux);
+
+/* Releases every held packet (in per-flow order) but keeps flow state. */
+void pac_flush(struct pac *pac, pac_emit_cb *emit, void *aux);
+
+/* A segment toward the receiver.  'seg' is the parsed segment.  May release
+ * held packets through 'emit'. */
+void pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
+            pac_emit_cb *emit, void *aux);
+
+enum pac_verdict {
+    PAC_PASS,                   /* Send 'pkt' now (after anything emitted). */
+    PAC_HELD,                   /* PAC owns 'pkt' until it emits it. */
+};
+
+/* A segment leaving the receiver; 'pkt' is the caller's handle for it.
+ * Before returning PAC_PASS, PAC may emit earlier held packets (so that a
+ * flow is never reordered, they must be sent before 'pkt'). */
+enum pac_verdict pac_tx(struct pac *pac, const struct pac_segment *seg,
+                        void *pkt, uint64_t now_us,
+                        pac_emit_cb *emit, void *aux);
+
+/* Runs timers due at 'now_us': max_hold releases, control-interval updates,
+ * idle flow expiry.  May emit. */
+void pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux);
+
+/* Returns when pac_run() next has something to do (UINT64_MAX: nothing until
+ * the next packet). */
+uint64_t pac_next_wakeup(const struct pac *pac);
+
+/* Why packets were released. */
+enum pac_release_cause {
+    PAC_REL_FIT,                /* In-flight + trigger fits the threshold. */
+    PAC_REL_MAX_HOLD,           /* Held for max_hold_us. */
+    PAC_REL_CAP,                /* Held-packet cap reached. */
+    PAC_REL_FLUSH,              /* Flush, destroy, or flow reset/eviction. */
+    PAC_N_REL_CAUSES
+};
+
+/* Instance statistics. */
+struct pac_stats {
+    uint64_t in_flight;             /* Estimated bytes in flight. */
+    uint64_t threshold;             /* Current threshold, bytes. */
+    uint32_t alpha_permille;        /* Last interval's CE fraction. */
+    uint32_t control_interval_us;   /* Current control interval. */
+    uint32_t avg_rtt_us;            /* Average base RTT + PAC delay. */
+    uint32_t flows;                 /* Flows in the table. */
+    uint32_t held;                  /* Packets held now, all levels. */
+    uint32_t held_per_level[PAC_MAX_LEVELS];
+    uint32_t max_held_seen;         /* High-water mark of 'held'. */
+
+    uint64_t rx_packets;            /* Segments seen toward the receiver. */
+    uint64_t rx_bytes;              /* Their TCP payload. */
+    uint64_t rx_ce;                 /* Of those, CE-marked. */
+    uint64_t tx_packets;            /* Segments seen from the receiver. */
+    uint64_t tx_passed;             /* Passed at once. */
+    uint64_t tx_held;               /* Held (ever). */
+    uint64_t released[PAC_N_REL_CAUSES];
+    uint64_t stale_drops;           /* Stale ACKs dropped (III-D). */
+    uint64_t stale_events;          /* Stale-ACK detections. */
+    uint64_t corrections;           /* Deviation corrections (eq. 6). */
+    uint64_t silence_resets;        /* In-flight reset after silence. */
+    uint64_t dry_reclaims;          /* Flows that left triggered data
+                                     * unsent (answer complete). */
+    uint64_t dry_bytes;             /* In-flight bytes so reclaimed. */
+    uint64_t request_triggers;      /* Requests counted as a window. */
+    uint64_t handshake_triggers;    /* SYN-ACKs / handshake ACKs counted. */
+    uint64_t flows_created;
+    uint64_t flows_expired;         /* Idle timeout. */
+    uint64_t flows_closed;          /* FIN/RST. */
+    uint64_t evictions;             /* Table full: least recent evicted. */
+    uint64_t untracked;             /* Table full, nothing evictable. */
+};
+
+void pac_get_stats(const struct pac *pac, struct pac_stats *stats);
+
+/* One flow, for introspection.  "vm" is the receiver side. */
+struct pac_flow_info {
+    uint8_t vm_addr[16];
+    uint8_t peer_addr[16];
+    uint16_t vm_port;
+    uint16_t peer_port;
+    uint8_t level;              /* MLFQ level, 0 = highest priority. */
+    bool slow_start;            /* Inferred phase. */
+    uint16_t mss;
+    uint32_t held;              /* Packets held now. */
+    uint64_t rx_bytes;          /* Payload received. */
+    uint32_t last_ack;          /* Last released ACK number. */
+    uint32_t cwnd;              /* Modelled congestion window of the
+                                 * peer, bytes. */
+    uint32_t rtt_us;            /* Handshake RTT (0: not measured). */
+    uint64_t idle_us;           /* Since the last packet. */
+};
+
+typedef void pac_flow_cb(void *aux, const struct pac_flow_info *info);
+
+/* Calls 'cb' for every flow; returns the number of flows. */
+size_t pac_dump_flows(const struct pac *pac, pac_flow_cb *cb, void *aux);
+
+/* Returns a static name for 'cause', e.g. "max_hold". */
+const char *pac_release_cause_name(enum pac_release_cause cause);
+
+#endif /* pac.h */
