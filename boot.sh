@@ -2,4 +2,5 @@
 # Generates configure and Makefile.in from configure.ac and Makefile.am.
 set -e
 cd "$(dirname "$0")"
+mkdir -p m4
 autoreconf --install --force
