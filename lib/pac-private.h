@@ -131,7 +131,8 @@ struct pac {
 
     /* In-flight estimate and threshold control (pac.c). */
     uint64_t now;               /* Latest time seen. */
-    uint64_t in_flight;
+    uint64_t in_flight;         /* Outstanding bytes of all flows, plus: */
+    uint64_t unattributed;      /* Triggers of flows with no rcv_nxt yet. */
     uint64_t threshold;
     uint64_t iv_start;          /* Instance control interval. */
     uint64_t iv_bytes;
@@ -143,6 +144,7 @@ struct pac {
     uint64_t last_window_release;   /* Last window trigger sent. */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
     uint32_t out_tail;
+    uint32_t n_outstanding;     /* Flows on it. */
     uint8_t epoch;              /* Bumped when in_flight is reset. */
     bool have_rtt;              /* avg_base_rtt_us was measured. */
     uint32_t avg_base_rtt_us;   /* EWMA of handshake RTTs. */

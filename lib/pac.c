@@ -60,6 +60,9 @@
 /* Idle-flow scans run this often. */
 #define PAC_SCAN_INTERVAL_US 1000000
 
+/* Flows the scheduler looks at, per level, to find an eligible one. */
+#define PAC_RR_LOOKAHEAD 64
+
 /* Bounds of the control interval. */
 #define PAC_MIN_INTERVAL_US 10
 #define PAC_MAX_INTERVAL_US 100000
@@ -67,6 +70,8 @@
 static uint32_t tcp_trigger_bytes(const struct pac *,
                                   const struct pac_flow *,
                                   const struct pac_held *);
+static void release_head(struct pac *, uint32_t flow_idx,
+                         enum pac_release_cause, pac_emit_cb *, void *aux);
 static void release_flow(struct pac *, uint32_t flow_idx,
                          enum pac_release_cause, pac_emit_cb *, void *aux);
 
@@ -314,6 +319,7 @@ out_list_remove(struct pac *pac, uint32_t idx)
     }
     f->out_prev = f->out_next = PAC_NONE;
     f->flags &= ~PAC_F_ON_OUT_LIST;
+    pac->n_outstanding--;
 }
 
 static void
@@ -331,6 +337,7 @@ out_list_append(struct pac *pac, uint32_t idx)
     }
     pac->out_tail = idx;
     f->flags |= PAC_F_ON_OUT_LIST;
+    pac->n_outstanding++;
 }
 
 /* Puts flow 'idx' on, or takes it off, the outstanding list after its budget
@@ -369,6 +376,44 @@ dry_time(const struct pac *pac)
     return MAX(t, PAC_DRY_MIN_US);
 }
 
+/* An ACK is worth sending only when its peer is about to run out of what
+ * it may send: while a flow's outstanding bytes exceed its fair share of
+ * the threshold (and two segments), its peer still has data to send, and
+ * its ACKs wait so that flows closer to stalling go first.  Without this,
+ * per-packet round robin serves the ACKs of a peer that has already sent
+ * its whole answer (they trigger nothing, but count as if they did) ahead
+ * of ACKs that clock running senders, and the held backlog grows until
+ * max_hold forces it out in one burst.  Window triggers and the ACKs of dry
+ * flows are always eligible. */
+static bool
+ack_eligible(const struct pac *pac, const struct pac_flow *f,
+             const struct pac_held *h)
+{
+    uint64_t share;
+
+    if (h->kind != PAC_K_ACK || (f->flags & PAC_F_DRY)) {
+        return true;
+    }
+    share = MAX(2 * (uint64_t) f->mss,
+                pac->threshold / MAX(pac->n_outstanding, 1));
+    return flow_outstanding(f) < share;
+}
+
+/* Eq. (5), per flow: received data lowers in_flight by what it delivers of
+ * its flow's outstanding bytes ('credited', which exceeds 'len' when a
+ * retransmission fills a hole).  Data nobody asked for lowers only the part
+ * of in_flight no flow accounts for, so that it never cancels the triggers
+ * of other flows. */
+static void
+credit_rx(struct pac *pac, uint32_t len, uint32_t credited)
+{
+    uint32_t rest = len > credited ? len - credited : 0;
+    uint64_t other = MIN(pac->unattributed, rest);
+
+    pac->unattributed -= other;
+    pac->in_flight -= MIN(pac->in_flight, credited + other);
+}
+
 /* Takes flow 'idx's outstanding bytes out of in_flight. */
 static void
 reclaim_outstanding(struct pac *pac, uint32_t idx)
@@ -384,7 +429,7 @@ reclaim_outstanding(struct pac *pac, uint32_t idx)
 }
 
 static void
-reclaim_dry(struct pac *pac)
+reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
     uint32_t limit = dry_time(pac);
     uint32_t idx;
@@ -404,6 +449,11 @@ reclaim_dry(struct pac *pac)
         pac->stats.dry_bytes += flow_outstanding(f);
         reclaim_outstanding(pac, idx);
         f->flags |= PAC_F_DRY;
+
+        /* The ACKs it still holds trigger nothing now: let them go. */
+        while (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK) {
+            release_head(pac, idx, PAC_REL_FIT, emit, aux);
+        }
     }
 }
 
@@ -428,6 +478,10 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
 
         f->budget_end = base + trigger;
         f->flags |= PAC_F_BUDGET;
+    } else {
+        /* Nothing received on the flow yet, so no sequence number to
+         * attach the trigger to. */
+        pac->unattributed += trigger;
     }
     if (d->kind != PAC_K_ACK) {
         f->flags &= ~PAC_F_DRY;
@@ -539,24 +593,69 @@ release_oldest(struct pac *pac, enum pac_release_cause cause,
 static void
 schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
-    reclaim_dry(pac);
+    reclaim_dry(pac, emit, aux);
     for (;;) {
-        int level = pac_queue_top_level(pac);
-        uint32_t flow_idx;
-        struct pac_flow *f;
+        uint32_t flow_idx = PAC_NONE;
+        int level;
 
-        if (level < 0) {
+        /* The highest level with an eligible flow; within it, the first
+         * eligible flow from the round-robin cursor (a bounded look). */
+        for (level = 0; level < (int) pac->cfg.n_levels; level++) {
+            uint32_t idx = pac->rr_cursor[level];
+
+            for (int i = 0; idx != PAC_NONE && i < PAC_RR_LOOKAHEAD; i++) {
+                const struct pac_flow *f = &pac->flows[idx];
+
+                if (ack_eligible(pac, f, &pac->held[f->held_head])) {
+                    flow_idx = idx;
+                    break;
+                }
+                idx = f->rr_next;
+                if (idx == pac->rr_cursor[level]) {
+                    break;
+                }
+            }
+            if (flow_idx != PAC_NONE) {
+                break;
+            }
+        }
+        if (flow_idx == PAC_NONE) {
             break;
         }
-        flow_idx = pac->rr_cursor[level];
-        f = &pac->flows[flow_idx];
+
+        struct pac_flow *f = &pac->flows[flow_idx];
         if (!fits(pac, trigger_bytes(pac, f, &pac->held[f->held_head]))) {
-            break;
+            break;              /* Algorithm 1, line 11: wait for data. */
         }
         release_head(pac, flow_idx, PAC_REL_FIT, emit, aux);
-        if (f->n_held && pac->rr_cursor[level] == flow_idx) {
-            pac->rr_cursor[level] = f->rr_next;     /* Round robin. */
+        pac->rr_cursor[level] = f->n_held ? f->rr_next      /* Round robin. */
+                                          : pac->rr_cursor[level];
+    }
+}
+
+/* Eq. (6) found in_flight 'excess' bytes too high.  The excess is taken
+ * from the flows that have been silent longest (the likeliest to have
+ * stopped early), then from the unattributed part, so that in_flight stays
+ * the sum of what flows account for. */
+static void
+correct_in_flight(struct pac *pac, uint64_t excess)
+{
+    uint32_t idx = pac->out_head;
+
+    while (excess && idx != PAC_NONE) {
+        uint32_t next = pac->flows[idx].out_next;
+
+        if (!window_pending(pac, &pac->flows[idx])) {
+            excess -= MIN(excess, flow_outstanding(&pac->flows[idx]));
+            reclaim_outstanding(pac, idx);
         }
+        idx = next;
+    }
+    if (excess) {
+        uint64_t other = MIN(excess, pac->unattributed);
+
+        pac->unattributed -= other;
+        pac->in_flight -= MIN(pac->in_flight, other);
     }
 }
 
@@ -601,6 +700,7 @@ end_interval(struct pac *pac)
                 reclaim_outstanding(pac, pac->out_head);
             }
             pac->in_flight = 0;
+            pac->unattributed = 0;
             pac->epoch++;
             pac->silent_since = now;
             pac->stats.silence_resets++;
@@ -616,7 +716,7 @@ end_interval(struct pac *pac)
                              / (pac->bw_smooth * (1 - alpha / 2)));
 
             if (target < pac->in_flight) {
-                pac->in_flight = (uint64_t) target;
+                correct_in_flight(pac, pac->in_flight - (uint64_t) target);
                 pac->stats.corrections++;
             }
         }
@@ -832,7 +932,6 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
     set_now(pac, now_us);
     pac->stats.rx_packets++;
     pac->stats.rx_bytes += len;
-    pac->in_flight = pac->in_flight > len ? pac->in_flight - len : 0;
     pac->iv_bytes += len;
     pac->iv_pkts++;
     if (ce) {
@@ -842,8 +941,11 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
 
     flow_idx = flow_get(pac, seg->dst, seg->dport, seg->src, seg->sport,
                         syn && !(seg->tcp_flags & PAC_TCP_ACK));
-    if (flow_idx != PAC_NONE) {
+    if (flow_idx == PAC_NONE) {
+        credit_rx(pac, len, 0);
+    } else {
         struct pac_flow *f = &pac->flows[flow_idx];
+        uint32_t outstanding = flow_outstanding(f);
 
         f->last_seen = (uint32_t) now_us;
         if (seg->tcp_flags & PAC_TCP_RST) {
@@ -877,6 +979,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         if (seg->tcp_flags & PAC_TCP_FIN) {
             f->flags |= PAC_F_FIN_PEER;
         }
+        credit_rx(pac, len, outstanding - flow_outstanding(f));
         if (len) {
             f->flags &= ~PAC_F_DRY;
             out_list_update(pac, flow_idx, true);
