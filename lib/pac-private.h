@@ -25,8 +25,6 @@
 #define PAC_F_MEASURING     0x04    /* Counting the peer's unclocked burst. */
 #define PAC_F_SYN_SENT      0x08    /* Receiver sent a SYN (it is client). */
 #define PAC_F_SYNACK_SENT   0x10    /* Receiver sent a SYN-ACK (server). */
-#define PAC_F_HS_ACK_DUE    0x20    /* Next ACK from receiver completes the
-                                     * handshake. */
 #define PAC_F_FIN_VM        0x40
 #define PAC_F_FIN_PEER      0x80
 #define PAC_F_ACK_BASE      0x100   /* last_ack/max_ack are valid. */
@@ -102,7 +100,9 @@ struct pac_held {
     uint32_t age_prev;          /* Age FIFO of the packet's class. */
     uint32_t age_next;
     uint32_t flow;              /* Index of the flow. */
-    uint32_t enq_time;
+    uint32_t enq_time;          /* Start of its hold clock: when it was
+                                 * queued, or when its flow last sent a
+                                 * held ACK (see release_head()). */
     uint32_t ack;
     uint32_t payload_len;
     uint8_t kind;               /* PAC_K_*. */
@@ -140,6 +140,7 @@ struct pac {
     uint64_t iv_ce;
     double bw_smooth;           /* BW_S, bytes per microsecond. */
     double in_flight_smooth;    /* in_flight_S. */
+    double bw_max;              /* Highest BW_T seen. */
     uint64_t silent_since;      /* Start of a spell with no data, or 0. */
     uint64_t last_window_release;   /* Last window trigger sent. */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
@@ -196,6 +197,7 @@ uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
 void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
                       uint32_t h);
 void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);
+void pac_queue_restamp(struct pac *, uint32_t h);
 int pac_queue_top_level(const struct pac *);
 enum pac_class pac_held_class(const struct pac_held *);
 

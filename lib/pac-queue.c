@@ -200,6 +200,26 @@ pac_queue_pop_head(struct pac *pac, uint32_t flow_idx)
     return h;
 }
 
+/* Restarts held packet 'h's hold clock at the current time (it moves to the
+ * tail of its age FIFO, which stays sorted by hold clock). */
+void
+pac_queue_restamp(struct pac *pac, uint32_t h)
+{
+    struct pac_held *p = &pac->held[h];
+    enum pac_class class = pac_held_class(p);
+
+    age_unlink(pac, h);
+    p->enq_time = (uint32_t) pac->now;
+    p->age_next = PAC_NONE;
+    p->age_prev = pac->age_tail[class];
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = h;
+    } else {
+        pac->age_head[class] = h;
+    }
+    pac->age_tail[class] = h;
+}
+
 /* Moves flow 'flow_idx' to MLFQ 'level', with its held packets. */
 void
 pac_queue_set_level(struct pac *pac, uint32_t flow_idx, uint8_t level)

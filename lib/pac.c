@@ -361,14 +361,15 @@ out_list_update(struct pac *pac, uint32_t idx, bool data)
 }
 
 /* How long triggered data may take to arrive: a few base RTTs plus the time
- * the bottleneck needs to drain a threshold's worth of data. */
+ * the bottleneck needs to drain a threshold's worth of data (at the highest
+ * rate seen: the current rate falls exactly when flows go dry). */
 static uint32_t
 dry_time(const struct pac *pac)
 {
     uint64_t t = 4 * (uint64_t) pac->avg_base_rtt_us;
 
-    if (pac->bw_smooth > 0) {
-        t += MIN((uint64_t) (pac->threshold / pac->bw_smooth),
+    if (pac->bw_max > 0) {
+        t += MIN((uint64_t) (pac->threshold / pac->bw_max),
                  PAC_MAX_INTERVAL_US);
     } else {
         t += PAC_DRY_MIN_US;
@@ -467,8 +468,13 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
 
     pac->in_flight += trigger;
     if (delta) {
-        f->cwnd = MIN(peer_cwnd(pac, f) + cwnd_increment(pac, f, d, delta),
-                      PAC_MAX_CWND);
+        /* The window model feeds the triggers of requests, where too small
+         * a guess overflows the buffer: it grows as in slow start whatever
+         * phase eq. (3) assumes (an upper bound of the peer's window). */
+        if (!(d->flags & PAC_H_ECE)) {
+            f->cwnd = MIN(peer_cwnd(pac, f) + MAX(delta, f->mss),
+                          PAC_MAX_CWND);
+        }
         f->last_ack = d->ack;
     }
     if (trigger && (f->flags & PAC_F_RCV_BASE)) {
@@ -493,7 +499,6 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
             f->burst_bytes = 0;
             f->window_epoch = pac->epoch;
         }
-        f->flags &= ~PAC_F_HS_ACK_DUE;
         if (d->kind == PAC_K_REQUEST) {
             /* A new answer starts where the receiver's ACK stands. */
             uint32_t answer = answer_size(f, d->ack);
@@ -533,10 +538,21 @@ release_head(struct pac *pac, uint32_t flow_idx,
     struct pac_held d = pac->held[f->held_head];
     uint32_t trigger = trigger_bytes(pac, f, &d);
 
+    bool advances = ack_delta(f, d.ack) > 0;
+
     pac_queue_pop_head(pac, flow_idx);
     account_send(pac, f, &d, trigger);
     if (pac_held_class(&d) == PAC_CLASS_ACK) {
         note_ack_delay(pac, pac_elapsed32(pac->now, d.enq_time));
+
+        /* max_hold protects the peer from a retransmission timeout, and the
+         * peer re-arms its timer on every ACK that acknowledges new data:
+         * what must stay under max_hold is the time a flow goes without an
+         * ACK, not the age of each ACK.  The next ACK's clock starts now. */
+        if (f->n_held && advances
+            && pac->held[f->held_head].kind == PAC_K_ACK) {
+            pac_queue_restamp(pac, f->held_head);
+        }
     }
     pac->stats.released[cause]++;
     emit(aux, d.pkt, PAC_EMIT_RELEASE);
@@ -672,6 +688,9 @@ end_interval(struct pac *pac)
     double alpha = 0.0;
     bool gap = dur > 4 * (uint64_t) interval;
 
+    if (bw > pac->bw_max) {
+        pac->bw_max = bw;
+    }
     if (pac->cfg.ecn && pac->iv_pkts) {
         alpha = (double) pac->iv_ce / pac->iv_pkts;
     }
@@ -841,7 +860,9 @@ flow_interval(struct pac *pac, struct pac_flow *f, uint32_t bytes)
             uint32_t rate = (uint32_t) ((uint64_t) f->iv_bytes * 1000
                                         / elapsed);
 
-            if (f->iv_prev_rate
+            /* While PAC holds the flow's ACKs, PAC sets its rate: a drop
+             * then says nothing about the peer's phase. */
+            if (f->iv_prev_rate && !f->n_held
                 && (uint64_t) rate * 1000
                    <= (uint64_t) f->iv_prev_rate * pac->cfg.lambda_permille) {
                 if (++f->slowdowns >= 2) {
@@ -959,7 +980,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             if ((seg->tcp_flags & PAC_TCP_ACK)
                 && (f->flags & PAC_F_SYN_SENT)) {
                 note_rtt(pac, f);
-                f->flags = (f->flags & ~PAC_F_SYN_SENT) | PAC_F_HS_ACK_DUE;
+                f->flags &= ~PAC_F_SYN_SENT;
             }
         } else {
             uint32_t end = seg->seq + len
@@ -1029,8 +1050,6 @@ classify_tx(struct pac *pac, struct pac_flow *f,
         if (seg->mss) {
             f->mss = seg->mss;
         }
-    } else if ((f->flags & PAC_F_HS_ACK_DUE) && !seg->payload_len) {
-        d->kind = PAC_K_HANDSHAKE;
     } else if (seg->payload_len && has_ack
                && (!(f->flags & PAC_F_RCV_BASE)
                    || !pac_seq_lt(seg->ack, f->rcv_nxt))) {
