@@ -97,12 +97,12 @@ enum pac_class {
 struct pac_held {
     void *pkt;                  /* The caller's packet. */
     uint32_t flow_next;         /* Next held packet of the same flow. */
-    uint32_t age_prev;          /* Age FIFO of the packet's class. */
+    uint32_t age_prev;          /* Age FIFO of the class (heads only). */
     uint32_t age_next;
     uint32_t flow;              /* Index of the flow. */
-    uint32_t enq_time;          /* Start of its hold clock: when it was
-                                 * queued, or when its flow last sent a
-                                 * held ACK (see release_head()). */
+    uint32_t enq_time;          /* When it was queued. */
+    uint32_t head_since;        /* When it became its flow's head: its hold
+                                 * clock (see pac-queue.c). */
     uint32_t ack;
     uint32_t payload_len;
     uint8_t kind;               /* PAC_K_*. */
@@ -191,13 +191,12 @@ uint32_t pac_flow_pick_victim(struct pac *);
 bool pac_queue_init(struct pac *);
 void pac_queue_free(struct pac *);
 uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
-                        enum pac_class, uint8_t kind, uint8_t flags,
+                        uint8_t kind, uint8_t flags,
                         uint32_t ack, uint32_t payload_len);
 uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
 void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
                       uint32_t h);
 void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);
-void pac_queue_restamp(struct pac *, uint32_t h);
 int pac_queue_top_level(const struct pac *);
 enum pac_class pac_held_class(const struct pac_held *);
 

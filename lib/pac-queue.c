@@ -5,8 +5,11 @@
  *
  * A held packet sits on three lists at once:
  *   - its flow's FIFO (flow_next), which keeps every flow in order;
- *   - the age FIFO of its class (age_prev/age_next), whose head is the
- *     packet that reaches its hold bound first;
+ *   - if it is its flow's head, the age FIFO of its class
+ *     (age_prev/age_next), ordered by when it became head: the FIFO's first
+ *     packet reaches its hold bound first.  A hold bound thus limits how
+ *     long a flow waits for its next packet to go out, which is what a
+ *     peer's retransmission timer measures;
  *   - implicitly, its flow's MLFQ level: a flow with held packets is on the
  *     round-robin ring of its level, and the scheduler serves the head packet
  *     of the ring's current flow, one packet per turn.
@@ -113,11 +116,30 @@ age_unlink(struct pac *pac, uint32_t h)
     }
 }
 
+/* Makes held packet 'h' its flow's head: its hold clock starts now and it
+ * joins the tail of its class's age FIFO. */
+static void
+age_append_head(struct pac *pac, uint32_t h)
+{
+    struct pac_held *p = &pac->held[h];
+    enum pac_class class = pac_held_class(p);
+
+    p->head_since = (uint32_t) pac->now;
+    p->age_next = PAC_NONE;
+    p->age_prev = pac->age_tail[class];
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = h;
+    } else {
+        pac->age_head[class] = h;
+    }
+    pac->age_tail[class] = h;
+}
+
 /* Appends 'pkt' to flow 'flow_idx's FIFO.  The caller has made room (the
  * pool holds cfg.max_held packets).  Returns the held packet's index. */
 uint32_t
 pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
-               enum pac_class class, uint8_t kind, uint8_t flags,
+               uint8_t kind, uint8_t flags,
                uint32_t ack, uint32_t payload_len)
 {
     struct pac_flow *f = &pac->flows[flow_idx];
@@ -133,26 +155,16 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
     p->kind = kind;
     p->flags = flags;
 
-    /* Flow FIFO. */
     p->flow_next = PAC_NONE;
     if (f->held_tail == PAC_NONE) {
         f->held_head = h;
         ring_insert(pac, flow_idx);
+        age_append_head(pac, h);
     } else {
         pac->held[f->held_tail].flow_next = h;
     }
     f->held_tail = h;
     f->n_held++;
-
-    /* Age FIFO of its class. */
-    p->age_next = PAC_NONE;
-    p->age_prev = pac->age_tail[class];
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = h;
-    } else {
-        pac->age_head[class] = h;
-    }
-    pac->age_tail[class] = h;
 
     pac->n_held++;
     pac->n_held_level[f->level]++;
@@ -171,6 +183,10 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
 
     if (prev == PAC_NONE) {
         f->held_head = p->flow_next;
+        age_unlink(pac, h);
+        if (f->held_head != PAC_NONE) {
+            age_append_head(pac, f->held_head);
+        }
     } else {
         pac->held[prev].flow_next = p->flow_next;
     }
@@ -180,7 +196,6 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
     f->n_held--;
     pac->n_held_level[f->level]--;
     pac->n_held--;
-    age_unlink(pac, h);
 
     if (!f->n_held) {
         ring_remove(pac, flow_idx);
@@ -198,26 +213,6 @@ pac_queue_pop_head(struct pac *pac, uint32_t flow_idx)
 
     pac_queue_unlink(pac, flow_idx, PAC_NONE, h);
     return h;
-}
-
-/* Restarts held packet 'h's hold clock at the current time (it moves to the
- * tail of its age FIFO, which stays sorted by hold clock). */
-void
-pac_queue_restamp(struct pac *pac, uint32_t h)
-{
-    struct pac_held *p = &pac->held[h];
-    enum pac_class class = pac_held_class(p);
-
-    age_unlink(pac, h);
-    p->enq_time = (uint32_t) pac->now;
-    p->age_next = PAC_NONE;
-    p->age_prev = pac->age_tail[class];
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = h;
-    } else {
-        pac->age_head[class] = h;
-    }
-    pac->age_tail[class] = h;
 }
 
 /* Moves flow 'flow_idx' to MLFQ 'level', with its held packets. */

@@ -384,15 +384,16 @@ dry_time(const struct pac *pac)
  * per-packet round robin serves the ACKs of a peer that has already sent
  * its whole answer (they trigger nothing, but count as if they did) ahead
  * of ACKs that clock running senders, and the held backlog grows until
- * max_hold forces it out in one burst.  Window triggers and the ACKs of dry
- * flows are always eligible. */
+ * max_hold forces it out in one burst.  Window triggers and ACKs that
+ * trigger nothing (the answer is complete, or the flow is dry) are always
+ * eligible. */
 static bool
 ack_eligible(const struct pac *pac, const struct pac_flow *f,
-             const struct pac_held *h)
+             const struct pac_held *h, uint32_t trigger)
 {
     uint64_t share;
 
-    if (h->kind != PAC_K_ACK || (f->flags & PAC_F_DRY)) {
+    if (h->kind != PAC_K_ACK || !trigger) {
         return true;
     }
     share = MAX(2 * (uint64_t) f->mss,
@@ -538,21 +539,10 @@ release_head(struct pac *pac, uint32_t flow_idx,
     struct pac_held d = pac->held[f->held_head];
     uint32_t trigger = trigger_bytes(pac, f, &d);
 
-    bool advances = ack_delta(f, d.ack) > 0;
-
     pac_queue_pop_head(pac, flow_idx);
     account_send(pac, f, &d, trigger);
     if (pac_held_class(&d) == PAC_CLASS_ACK) {
         note_ack_delay(pac, pac_elapsed32(pac->now, d.enq_time));
-
-        /* max_hold protects the peer from a retransmission timeout, and the
-         * peer re-arms its timer on every ACK that acknowledges new data:
-         * what must stay under max_hold is the time a flow goes without an
-         * ACK, not the age of each ACK.  The next ACK's clock starts now. */
-        if (f->n_held && advances
-            && pac->held[f->held_head].kind == PAC_K_ACK) {
-            pac_queue_restamp(pac, f->held_head);
-        }
     }
     pac->stats.released[cause]++;
     emit(aux, d.pkt, PAC_EMIT_RELEASE);
@@ -580,28 +570,20 @@ release_flow(struct pac *pac, uint32_t flow_idx,
     }
 }
 
-/* Releases the oldest held packet (with its flow's predecessors). */
+/* Makes room for one more held packet: releases the flow head that has
+ * waited longest, an ACK rather than a window trigger when there is one
+ * (an ACK lets out a segment or two, a window trigger a whole window). */
 static void
 release_oldest(struct pac *pac, enum pac_release_cause cause,
                pac_emit_cb *emit, void *aux)
 {
-    uint32_t oldest = PAC_NONE;
-    uint32_t oldest_age = 0;
+    uint32_t h = pac->age_head[PAC_CLASS_ACK];
 
-    for (int c = 0; c < PAC_N_CLASSES; c++) {
-        uint32_t h = pac->age_head[c];
-
-        if (h != PAC_NONE) {
-            uint32_t age = pac_elapsed32(pac->now, pac->held[h].enq_time);
-
-            if (oldest == PAC_NONE || age > oldest_age) {
-                oldest = h;
-                oldest_age = age;
-            }
-        }
+    if (h == PAC_NONE) {
+        h = pac->age_head[PAC_CLASS_TRIGGER];
     }
-    if (oldest != PAC_NONE) {
-        release_upto(pac, pac->held[oldest].flow, oldest, cause, emit, aux);
+    if (h != PAC_NONE) {
+        release_upto(pac, pac->held[h].flow, h, cause, emit, aux);
     }
 }
 
@@ -612,6 +594,7 @@ schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
     reclaim_dry(pac, emit, aux);
     for (;;) {
         uint32_t flow_idx = PAC_NONE;
+        uint32_t trigger = 0;
         int level;
 
         /* The highest level with an eligible flow; within it, the first
@@ -621,8 +604,10 @@ schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 
             for (int i = 0; idx != PAC_NONE && i < PAC_RR_LOOKAHEAD; i++) {
                 const struct pac_flow *f = &pac->flows[idx];
+                const struct pac_held *h = &pac->held[f->held_head];
 
-                if (ack_eligible(pac, f, &pac->held[f->held_head])) {
+                trigger = trigger_bytes(pac, f, h);
+                if (ack_eligible(pac, f, h, trigger)) {
                     flow_idx = idx;
                     break;
                 }
@@ -640,7 +625,7 @@ schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
         }
 
         struct pac_flow *f = &pac->flows[flow_idx];
-        if (!fits(pac, trigger_bytes(pac, f, &pac->held[f->held_head]))) {
+        if (!fits(pac, trigger)) {
             break;              /* Algorithm 1, line 11: wait for data. */
         }
         release_head(pac, flow_idx, PAC_REL_FIT, emit, aux);
@@ -709,11 +694,11 @@ end_interval(struct pac *pac)
         if (!pac->silent_since) {
             pac->silent_since = pac->iv_start;
         }
-        if (pac->in_flight
-            && now - pac->silent_since >= MAX(PAC_SILENCE_MIN_US,
-                                              PAC_SILENCE_RTTS
-                                              * (uint64_t)
-                                              pac->avg_base_rtt_us)) {
+        uint64_t limit = MAX(PAC_SILENCE_MIN_US,
+                             PAC_SILENCE_RTTS * (uint64_t) pac->avg_base_rtt_us);
+
+        if (pac->in_flight && now - pac->silent_since >= limit
+            && now - pac->last_window_release >= limit) {
             /* Forget every flow's share and pending window too. */
             while (pac->out_head != PAC_NONE) {
                 reclaim_outstanding(pac, pac->out_head);
@@ -1148,9 +1133,8 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     if (pac->n_held >= pac->cfg.max_held) {
         release_oldest(pac, PAC_REL_CAP, emit, aux);
     }
-    pac_queue_push(pac, flow_idx, pkt,
-                   d.kind == PAC_K_ACK ? PAC_CLASS_ACK : PAC_CLASS_TRIGGER,
-                   d.kind, d.flags, d.ack, d.payload_len);
+    pac_queue_push(pac, flow_idx, pkt, d.kind, d.flags, d.ack,
+                   d.payload_len);
     pac->stats.tx_held++;
     if (pac->n_held > pac->stats.max_held_seen) {
         pac->stats.max_held_seen = pac->n_held;
@@ -1202,7 +1186,7 @@ pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
         uint32_t h;
 
         while ((h = pac->age_head[c]) != PAC_NONE
-               && pac_elapsed32(pac->now, pac->held[h].enq_time) >= bound) {
+               && pac_elapsed32(pac->now, pac->held[h].head_since) >= bound) {
             release_upto(pac, pac->held[h].flow, h, PAC_REL_MAX_HOLD,
                          emit, aux);
         }
@@ -1222,7 +1206,7 @@ pac_next_wakeup(const struct pac *pac)
         uint32_t h = pac->age_head[c];
 
         if (h != PAC_NONE) {
-            uint32_t age = pac_elapsed32(pac->now, pac->held[h].enq_time);
+            uint32_t age = pac_elapsed32(pac->now, pac->held[h].head_since);
             uint32_t bound = class_bound(pac, c);
 
             next = MIN(next, pac->now + (age < bound ? bound - age : 0));
