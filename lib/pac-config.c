@@ -30,7 +30,7 @@ pac_config_init(struct pac_config *cfg)
     cfg->max_hold_us = 20000;
     cfg->max_hold_trigger_us = 1000000;
     cfg->max_flows = 16384;
-    cfg->max_held = 4096;
+    cfg->max_held = 65536;
     cfg->idle_timeout_ms = 300000;
     cfg->init_window_segs = 10;
     cfg->default_mss = 1460;

@@ -32,6 +32,7 @@
 #define PAC_F_IN_RESP       0x400   /* resp_start is valid. */
 #define PAC_F_BUDGET        0x800   /* budget_end is valid. */
 #define PAC_F_ON_OUT_LIST   0x1000  /* On the outstanding list. */
+#define PAC_F_BUSY          0x4000  /* Counted in pac->n_busy. */
 #define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
                                      * its ACKs trigger nothing. */
 
@@ -146,9 +147,12 @@ struct pac {
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
     uint32_t out_tail;
     uint32_t n_outstanding;     /* Flows on it. */
+    uint32_t n_busy;            /* Flows answering or waiting for ACKs. */
     uint8_t epoch;              /* Bumped when in_flight is reset. */
     bool have_rtt;              /* avg_base_rtt_us was measured. */
     uint32_t avg_base_rtt_us;   /* EWMA of handshake RTTs. */
+    uint32_t min_rtt_us;        /* Least handshake RTT: the path without
+                                 * queues. */
     uint32_t avg_hold_us;       /* EWMA of PAC's delay of ACKs. */
     uint64_t next_scan;         /* Idle-flow expiry. */
 
@@ -174,6 +178,9 @@ pac_seq_gt(uint32_t a, uint32_t b)
 {
     return (int32_t) (a - b) > 0;
 }
+
+/* pac.c. */
+void pac_update_busy(struct pac *, uint32_t flow_idx);
 
 /* pac-flow.c. */
 bool pac_flow_table_init(struct pac *);

@@ -165,6 +165,7 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
     }
     f->held_tail = h;
     f->n_held++;
+    pac_update_busy(pac, flow_idx);
 
     pac->n_held++;
     pac->n_held_level[f->level]++;
@@ -200,6 +201,7 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
     if (!f->n_held) {
         ring_remove(pac, flow_idx);
     }
+    pac_update_busy(pac, flow_idx);
     p->flow_next = pac->held_free;
     pac->held_free = h;
 }

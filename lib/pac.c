@@ -60,8 +60,12 @@
 /* Idle-flow scans run this often. */
 #define PAC_SCAN_INTERVAL_US 1000000
 
+/* The least window, in segments, that PAC wants each busy peer to have:
+ * it admits at most threshold / (PAC_MIN_FLOW_WINDOW * MSS) busy peers. */
+#define PAC_MIN_FLOW_WINDOW 4
+
 /* Flows the scheduler looks at, per level, to find an eligible one. */
-#define PAC_RR_LOOKAHEAD 64
+#define PAC_RR_LOOKAHEAD 100000
 
 /* Bounds of the control interval. */
 #define PAC_MIN_INTERVAL_US 10
@@ -107,6 +111,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
     pac->iv_start = now_us;
     pac->out_head = pac->out_tail = PAC_NONE;
     pac->avg_base_rtt_us = cfg->base_rtt_us;
+    pac->min_rtt_us = cfg->base_rtt_us;
     pac->next_scan = now_us + PAC_SCAN_INTERVAL_US;
     return pac;
 }
@@ -320,6 +325,7 @@ out_list_remove(struct pac *pac, uint32_t idx)
     f->out_prev = f->out_next = PAC_NONE;
     f->flags &= ~PAC_F_ON_OUT_LIST;
     pac->n_outstanding--;
+    pac_update_busy(pac, idx);
 }
 
 static void
@@ -338,6 +344,28 @@ out_list_append(struct pac *pac, uint32_t idx)
     pac->out_tail = idx;
     f->flags |= PAC_F_ON_OUT_LIST;
     pac->n_outstanding++;
+    pac_update_busy(pac, idx);
+}
+
+/* A flow is busy while its peer is answering (it has outstanding bytes) or
+ * waits for ACKs that PAC holds.  A flow whose only held packet is a window
+ * trigger is not busy: it waits to be started. */
+void
+pac_update_busy(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    bool busy = ((f->flags & PAC_F_ON_OUT_LIST)
+                 || f->n_held > 1
+                 || (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK));
+
+    if (busy != !!(f->flags & PAC_F_BUSY)) {
+        f->flags ^= PAC_F_BUSY;
+        if (busy) {
+            pac->n_busy++;
+        } else {
+            pac->n_busy--;
+        }
+    }
 }
 
 /* Puts flow 'idx' on, or takes it off, the outstanding list after its budget
@@ -366,7 +394,7 @@ out_list_update(struct pac *pac, uint32_t idx, bool data)
 static uint32_t
 dry_time(const struct pac *pac)
 {
-    uint64_t t = 4 * (uint64_t) pac->avg_base_rtt_us;
+    uint64_t t = 4 * (uint64_t) pac->min_rtt_us;
 
     if (pac->bw_max > 0) {
         t += MIN((uint64_t) (pac->threshold / pac->bw_max),
@@ -393,7 +421,17 @@ ack_eligible(const struct pac *pac, const struct pac_flow *f,
 {
     uint64_t share;
 
-    if (h->kind != PAC_K_ACK || !trigger) {
+    if (h->kind != PAC_K_ACK) {
+        /* Admission: start another peer only while few are busy, so that
+         * each busy one can have PAC_MIN_FLOW_WINDOW segments in flight.
+         * Every started peer needs ACKs to finish; starting more than the
+         * threshold can clock starves them all until max_hold forces
+         * their ACKs out together. */
+        return ((f->flags & PAC_F_BUSY)
+                || pac->n_busy < MAX(1, pac->threshold
+                                        / (PAC_MIN_FLOW_WINDOW
+                                           * (uint64_t) f->mss)));
+    } else if (!trigger) {
         return true;
     }
     share = MAX(2 * (uint64_t) f->mss,
@@ -695,7 +733,7 @@ end_interval(struct pac *pac)
             pac->silent_since = pac->iv_start;
         }
         uint64_t limit = MAX(PAC_SILENCE_MIN_US,
-                             PAC_SILENCE_RTTS * (uint64_t) pac->avg_base_rtt_us);
+                             PAC_SILENCE_RTTS * (uint64_t) pac->min_rtt_us);
 
         if (pac->in_flight && now - pac->silent_since >= limit
             && now - pac->last_window_release >= limit) {
@@ -758,6 +796,9 @@ static void
 forget_flow(struct pac *pac, uint32_t flow_idx)
 {
     reclaim_outstanding(pac, flow_idx);
+    if (pac->flows[flow_idx].flags & PAC_F_BUSY) {
+        pac->n_busy--;
+    }
     pac_flow_remove(pac, flow_idx);
 }
 
@@ -819,6 +860,7 @@ note_rtt(struct pac *pac, struct pac_flow *f)
     uint32_t sample = MAX(pac_elapsed32(pac->now, f->hs_time), 1);
 
     f->rtt_us = sample;
+    pac->min_rtt_us = pac->have_rtt ? MIN(pac->min_rtt_us, sample) : sample;
     if (pac->have_rtt) {
         pac->avg_base_rtt_us = pac->avg_base_rtt_us
                                - pac->avg_base_rtt_us / 8 + sample / 8;

@@ -77,7 +77,7 @@ struct pac_config {
     uint32_t max_flows;
 
     /* Most packets held at once; over the cap, the oldest is released.
-     * [4096] */
+     * [65536] */
     uint32_t max_held;
 
     /* A flow with no packet in either direction for this long is forgotten
