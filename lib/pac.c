@@ -505,6 +505,11 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     uint32_t delta = ack_delta(f, d->ack);
     bool pending = window_pending(pac, f);
 
+    if (d->kind == PAC_K_REQUEST && !pending) {
+        /* The peer is idle: whatever the previous answer left unsent
+         * will not come. */
+        reclaim_outstanding(pac, f - pac->flows);
+    }
     pac->in_flight += trigger;
     if (delta) {
         /* The window model feeds the triggers of requests, where too small
@@ -546,10 +551,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
                 f->last_resp = answer;
             }
             f->resp_start = d->ack;
-            if (!pending || !pac_seq_gt(f->budget_end, d->ack)) {
-                f->budget_end = d->ack + trigger;
-            }
-            f->flags |= PAC_F_IN_RESP | PAC_F_BUDGET;
+            f->flags |= PAC_F_IN_RESP;
         }
         if (d->kind == PAC_K_HANDSHAKE) {
             pac->stats.handshake_triggers++;
