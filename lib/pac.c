@@ -54,6 +54,11 @@
  * leaves in_flight. */
 #define PAC_DRY_MIN_US 500
 
+/* A peer asked by a window trigger that has not answered at all is given
+ * this many times longer than a dry flow before its window is reclaimed
+ * (it may think before answering). */
+#define PAC_PENDING_DRY_FACTOR 16
+
 /* Upper bound of the modelled peer window. */
 #define PAC_MAX_CWND (64u << 20)
 
@@ -221,6 +226,17 @@ window_pending(const struct pac *pac, const struct pac_flow *f)
             && f->window_epoch == pac->epoch);
 }
 
+/* A request that acknowledges nothing the peer sent since the previous
+ * request: the receiver's retransmission of a request PAC still held (it
+ * waited past the receiver's RTO), or a pipelined one.  The previous
+ * request's window covers it. */
+static bool
+repeated_request(const struct pac_flow *f, const struct pac_held *d)
+{
+    return (d->kind == PAC_K_REQUEST && (f->flags & PAC_F_IN_RESP)
+            && !pac_seq_gt(d->ack, f->resp_start));
+}
+
 /* Returns how much more the peer can send of its current answer if that is
  * as large as its previous one, or UINT32_MAX if that is unknown or the
  * answer has outgrown it.  The budget is what released triggers allowed. */
@@ -264,7 +280,7 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     uint32_t delta = ack_delta(f, d->ack);
 
     if (d->kind != PAC_K_ACK) {
-        return delta + (window_pending(pac, f)
+        return delta + (window_pending(pac, f) || repeated_request(f, d)
                         ? 0 : window_estimate(pac, f, d->ack));
     } else if (f->flags & PAC_F_DRY) {
         return 0;
@@ -478,9 +494,11 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
            && pac_elapsed32(pac->now, pac->flows[idx].last_data) >= limit) {
         struct pac_flow *f = &pac->flows[idx];
 
-        if (window_pending(pac, f)) {
+        if (window_pending(pac, f)
+            && pac_elapsed32(pac->now, f->iv_start)
+               < PAC_PENDING_DRY_FACTOR * limit) {
             /* Asked, but not answered yet: the peer may take its time to
-             * answer (only the silence reset gives up on it). */
+             * think (iv_start is when it was asked: see account_send()). */
             out_list_remove(pac, idx);
             out_list_append(pac, idx);
             continue;
@@ -505,7 +523,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     uint32_t delta = ack_delta(f, d->ack);
     bool pending = window_pending(pac, f);
 
-    if (d->kind == PAC_K_REQUEST && !pending) {
+    if (d->kind == PAC_K_REQUEST && !pending && !repeated_request(f, d)) {
         /* The peer is idle: whatever the previous answer left unsent
          * will not come. */
         reclaim_outstanding(pac, f - pac->flows);
@@ -542,6 +560,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
             f->flags |= PAC_F_MEASURING;
             f->burst_bytes = 0;
             f->window_epoch = pac->epoch;
+            f->iv_start = (uint32_t) pac->now;
         }
         if (d->kind == PAC_K_REQUEST) {
             /* A new answer starts where the receiver's ACK stands. */
