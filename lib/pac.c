@@ -59,6 +59,10 @@
  * (it may think before answering). */
 #define PAC_PENDING_DRY_FACTOR 16
 
+/* Frame bytes around a segment's payload: Ethernet 14, IPv4 20, TCP 20,
+ * timestamps option 12. */
+#define PAC_WIRE_OVERHEAD 66
+
 /* Upper bound of the modelled peer window. */
 #define PAC_MAX_CWND (64u << 20)
 
@@ -291,10 +295,17 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     }
 }
 
+/* Whether 'trigger' more bytes fit under the threshold.  in_flight and
+ * triggers count TCP payload, but a switch buffer holds whole frames: each
+ * full segment of default_mss bytes takes PAC_WIRE_OVERHEAD bytes more. */
 static bool
 fits(const struct pac *pac, uint32_t trigger)
 {
-    return !pac->in_flight || pac->in_flight + trigger <= pac->threshold;
+    uint64_t payload = pac->in_flight + trigger;
+    uint64_t mss = pac->cfg.default_mss;
+
+    return (!pac->in_flight
+            || payload * (mss + PAC_WIRE_OVERHEAD) / mss <= pac->threshold);
 }
 
 static void
