@@ -284,8 +284,10 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     uint32_t delta = ack_delta(f, d->ack);
 
     if (d->kind != PAC_K_ACK) {
+        /* Even a window trigger whose window is counted already makes the
+         * peer answer with a segment (at least an ACK). */
         return delta + (window_pending(pac, f) || repeated_request(f, d)
-                        ? 0 : window_estimate(pac, f, d->ack));
+                        ? f->mss : window_estimate(pac, f, d->ack));
     } else if (f->flags & PAC_F_DRY) {
         return 0;
     } else if (!delta) {
