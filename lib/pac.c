@@ -284,10 +284,8 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     uint32_t delta = ack_delta(f, d->ack);
 
     if (d->kind != PAC_K_ACK) {
-        /* Even a window trigger whose window is counted already makes the
-         * peer answer with a segment (at least an ACK). */
         return delta + (window_pending(pac, f) || repeated_request(f, d)
-                        ? f->mss : window_estimate(pac, f, d->ack));
+                        ? 0 : window_estimate(pac, f, d->ack));
     } else if (f->flags & PAC_F_DRY) {
         return 0;
     } else if (!delta) {
@@ -1113,7 +1111,9 @@ classify_tx(struct pac *pac, struct pac_flow *f,
         }
     } else if (seg->payload_len && has_ack
                && (!(f->flags & PAC_F_RCV_BASE)
-                   || !pac_seq_lt(seg->ack, f->rcv_nxt))) {
+                   || !pac_seq_lt(seg->ack, f->rcv_nxt))
+               && !((f->flags & PAC_F_IN_RESP)
+                    && !pac_seq_gt(seg->ack, f->resp_start))) {
         /* A request: everything received is acknowledged, so the peer is
          * idle and this segment will make it send a whole window. */
         d->kind = PAC_K_REQUEST;
