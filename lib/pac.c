@@ -63,6 +63,10 @@
  * timestamps option 12. */
 #define PAC_WIRE_OVERHEAD 66
 
+/* Payload bytes that take as much switch buffer as a bare ACK frame (66
+ * bytes) next to full segments. */
+#define PAC_ACK_FRAME 63
+
 /* Upper bound of the modelled peer window. */
 #define PAC_MAX_CWND (64u << 20)
 
@@ -241,6 +245,19 @@ repeated_request(const struct pac_flow *f, const struct pac_held *d)
             && !pac_seq_gt(d->ack, f->resp_start));
 }
 
+/* Data that is not a request (a repeated request, data to a busy peer)
+ * makes the peer answer with at least a bare ACK: no payload, but a frame in
+ * the switch buffer.  Counted as the payload that takes as much buffer, and
+ * kept apart from any flow's budget (see credit_rx()).  Without this, a
+ * thousand repeated requests let out together come back as a thousand
+ * ACKs at once. */
+static uint32_t
+ack_frame_bytes(const struct pac_flow *f, const struct pac_held *d)
+{
+    return ((d->kind == PAC_K_ACK && d->payload_len)
+            || repeated_request(f, d) ? PAC_ACK_FRAME : 0);
+}
+
 /* Returns how much more the peer can send of its current answer if that is
  * as large as its previous one, or UINT32_MAX if that is unknown or the
  * answer has outgrown it.  The budget is what released triggers allowed. */
@@ -272,8 +289,10 @@ trigger_bytes(const struct pac *pac, const struct pac_flow *f,
 {
     uint32_t trigger = tcp_trigger_bytes(pac, f, d);
 
-    return d->kind == PAC_K_REQUEST ? trigger
-                                    : MIN(trigger, response_room(f));
+    if (d->kind != PAC_K_REQUEST) {
+        trigger = MIN(trigger, response_room(f));
+    }
+    return trigger + ack_frame_bytes(f, d);
 }
 
 /* Eq. (3) and the window triggers, without the answer-size cap. */
@@ -468,13 +487,13 @@ ack_eligible(const struct pac *pac, const struct pac_flow *f,
 
 /* Eq. (5), per flow: received data lowers in_flight by what it delivers of
  * its flow's outstanding bytes ('credited', which exceeds 'len' when a
- * retransmission fills a hole).  Data nobody asked for lowers only the part
- * of in_flight no flow accounts for, so that it never cancels the triggers
- * of other flows. */
+ * retransmission fills a hole).  Data nobody asked for, and bare ACKs (see
+ * ack_frame_bytes()), lower only the part of in_flight no flow accounts
+ * for, so that they never cancel the triggers of other flows. */
 static void
 credit_rx(struct pac *pac, uint32_t len, uint32_t credited)
 {
-    uint32_t rest = len > credited ? len - credited : 0;
+    uint32_t rest = len > credited ? len - credited : PAC_ACK_FRAME * !len;
     uint64_t other = MIN(pac->unattributed, rest);
 
     pac->unattributed -= other;
@@ -540,6 +559,8 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         reclaim_outstanding(pac, f - pac->flows);
     }
     pac->in_flight += trigger;
+    pac->unattributed += ack_frame_bytes(f, d);
+    trigger -= ack_frame_bytes(f, d);
     if (delta) {
         /* The window model feeds the triggers of requests, where too small
          * a guess overflows the buffer: it grows as in slow start whatever
