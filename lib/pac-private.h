@@ -33,6 +33,7 @@
 #define PAC_F_BUDGET        0x800   /* budget_end is valid. */
 #define PAC_F_ON_OUT_LIST   0x1000  /* On the outstanding list. */
 #define PAC_F_BUSY          0x4000  /* Counted in pac->n_busy. */
+#define PAC_F_PROBED        0x8000  /* Went silent once with ACKs held. */
 #define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
                                      * its ACKs trigger nothing. */
 

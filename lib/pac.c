@@ -536,11 +536,21 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
         pac->stats.dry_reclaims++;
         pac->stats.dry_bytes += flow_outstanding(f);
         reclaim_outstanding(pac, idx);
-        f->flags |= PAC_F_DRY;
 
-        /* The ACKs it still holds trigger nothing now: let them go. */
-        while (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK) {
-            release_head(pac, idx, PAC_REL_FIT, emit, aux);
+        /* If PAC holds none of its ACKs, the peer has every ACK and still
+         * sends nothing: it is done, and ACKs it gets later trigger nothing.
+         * If PAC holds some, the peer may instead be waiting for them (its
+         * window was smaller than estimated): the first time, they go out
+         * as usual, with their triggers, now that the flow owes nothing;
+         * if the flow then stays silent again, it is done. */
+        if (!f->n_held || pac->held[f->held_head].kind != PAC_K_ACK
+            || (f->flags & PAC_F_PROBED)) {
+            f->flags |= PAC_F_DRY;
+            while (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK) {
+                release_head(pac, idx, PAC_REL_FIT, emit, aux);
+            }
+        } else {
+            f->flags |= PAC_F_PROBED;
         }
     }
 }
@@ -1082,7 +1092,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         }
         credit_rx(pac, len, outstanding - flow_outstanding(f));
         if (len) {
-            f->flags &= ~PAC_F_DRY;
+            f->flags &= ~(PAC_F_DRY | PAC_F_PROBED);
             out_list_update(pac, flow_idx, true);
             f->rx_bytes += len;
             if (f->flags & PAC_F_MEASURING) {
