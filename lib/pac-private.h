@@ -62,8 +62,8 @@ struct pac_flow {
     union {
         uint32_t hs_time;       /* During the handshake: when the SYN or
                                  * SYN-ACK went out. */
-        uint32_t last_data;     /* Then: when data last arrived, or when
-                                 * the flow joined the outstanding list. */
+        uint32_t last_data;     /* Then: when data last arrived or a
+                                 * trigger last went out. */
     };
     uint32_t out_prev;          /* Outstanding list: flows with triggered */
     uint32_t out_next;          /* data still to come, oldest data first. */

@@ -628,7 +628,10 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         f->cwnd = MAX(peer_cwnd(pac, f), f->burst_bytes);
         f->flags &= ~PAC_F_MEASURING;
     }
-    out_list_update(pac, f - pac->flows, false);
+    /* The flow's dry clock runs from the later of its last data and the
+     * last trigger PAC gave its peer: time PAC held the peer's ACKs is not
+     * the peer's silence. */
+    out_list_update(pac, f - pac->flows, trigger > 0);
 }
 
 /* Releases the head packet of flow 'flow_idx'. */
