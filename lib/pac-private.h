@@ -27,7 +27,7 @@
 #define PAC_F_SYNACK_SENT   0x10    /* Receiver sent a SYN-ACK (server). */
 #define PAC_F_FIN_VM        0x40
 #define PAC_F_FIN_PEER      0x80
-#define PAC_F_ACK_BASE      0x100   /* last_ack/max_ack are valid. */
+#define PAC_F_ACK_BASE      0x100   /* last_ack is valid. */
 #define PAC_F_RCV_BASE      0x200   /* rcv_nxt is valid. */
 #define PAC_F_IN_RESP       0x400   /* resp_start is valid. */
 #define PAC_F_BUDGET        0x800   /* budget_end is valid. */
@@ -44,13 +44,13 @@ struct pac_flow {
     uint16_t vm_port;
     uint16_t peer_port;
     uint32_t hash_next;         /* Bucket chain, or free list. */
-    uint64_t rx_bytes;          /* Payload received: drives MLFQ demotion. */
+    uint32_t rx_bytes;          /* Payload received (saturating at 2^32 - 1):
+                                 * drives MLFQ demotion. */
     uint32_t rr_prev;           /* Round-robin ring of the flow's level, */
     uint32_t rr_next;           /* while it has held packets. */
     uint32_t held_head;         /* FIFO of held packets (oldest first). */
     uint32_t held_tail;
     uint32_t last_ack;          /* ACK number of the last segment sent. */
-    uint32_t max_ack;           /* Highest ACK number seen from the VM. */
     uint32_t rcv_nxt;           /* End of the highest segment received. */
     uint32_t cwnd;              /* Modelled window of the peer; 0: IW. */
     uint32_t burst_bytes;       /* Bytes of the burst being measured. */
@@ -143,7 +143,10 @@ struct pac {
     double bw_smooth;           /* BW_S, bytes per microsecond. */
     double in_flight_smooth;    /* in_flight_S. */
     double bw_max;              /* Highest BW_T seen. */
-    uint64_t silent_since;      /* Start of a spell with no data, or 0. */
+    uint64_t silent_since;      /* Start of a spell with no data... */
+    bool silent;                /* ...if there is one. */
+    void *tx_pkt;               /* The packet pac_tx() is deciding on. */
+    bool tx_pkt_released;       /* It was released during that call. */
     uint64_t last_window_release;   /* Last window trigger sent. */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
     uint32_t out_tail;

@@ -649,7 +649,12 @@ release_head(struct pac *pac, uint32_t flow_idx,
         note_ack_delay(pac, pac_elapsed32(pac->now, d.enq_time));
     }
     pac->stats.released[cause]++;
-    emit(aux, d.pkt, PAC_EMIT_RELEASE);
+    if (d.pkt == pac->tx_pkt) {
+        /* pac_tx() returns PAC_PASS for it instead. */
+        pac->tx_pkt_released = true;
+    } else {
+        emit(aux, d.pkt, PAC_EMIT_RELEASE);
+    }
 }
 
 /* Releases flow 'flow_idx's packets up to and including held packet 'h'. */
@@ -786,7 +791,8 @@ end_interval(struct pac *pac)
     pac->stats.alpha_permille = (uint32_t) (alpha * 1000.0 + 0.5);
 
     if (alpha > 0) {
-        uint64_t floor = 2 * (uint64_t) pac->cfg.default_mss;
+        uint64_t floor = MIN(2 * (uint64_t) pac->cfg.default_mss,
+                             pac->cfg.threshold);
 
         pac->threshold = MAX((uint64_t) (pac->threshold * (1 - alpha / 2)),
                              floor);
@@ -795,7 +801,8 @@ end_interval(struct pac *pac)
     }
 
     if (!pac->iv_bytes) {
-        if (!pac->silent_since) {
+        if (!pac->silent) {
+            pac->silent = true;
             pac->silent_since = pac->iv_start;
         }
         uint64_t limit = MAX(PAC_SILENCE_MIN_US,
@@ -814,7 +821,7 @@ end_interval(struct pac *pac)
             pac->stats.silence_resets++;
         }
     } else {
-        pac->silent_since = 0;
+        pac->silent = false;
         /* Eq. (6) reads a drop in throughput as over-estimation; right
          * after a window trigger the drop is the answer's round trip. */
         if (!gap && pac->bw_smooth > 0 && bw <= pac->bw_smooth * lambda
@@ -1068,8 +1075,12 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             goto out;
         }
         if (syn) {
-            f->rcv_nxt = seg->seq + 1 + len;
-            f->flags |= PAC_F_RCV_BASE;
+            uint32_t end = seg->seq + 1 + len;
+
+            if (!(f->flags & PAC_F_RCV_BASE) || pac_seq_gt(end, f->rcv_nxt)) {
+                f->rcv_nxt = end;
+                f->flags |= PAC_F_RCV_BASE;
+            }
             if ((seg->tcp_flags & PAC_TCP_ACK)
                 && (f->flags & PAC_F_SYN_SENT)) {
                 note_rtt(pac, f);
@@ -1093,11 +1104,13 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         if (seg->tcp_flags & PAC_TCP_FIN) {
             f->flags |= PAC_F_FIN_PEER;
         }
-        credit_rx(pac, len, outstanding - flow_outstanding(f));
+        credit_rx(pac, len, outstanding > flow_outstanding(f)
+                            ? outstanding - flow_outstanding(f) : 0);
         if (len) {
             f->flags &= ~(PAC_F_DRY | PAC_F_PROBED);
             out_list_update(pac, flow_idx, true);
-            f->rx_bytes += len;
+            f->rx_bytes = (f->rx_bytes + len < f->rx_bytes
+                           ? UINT32_MAX : f->rx_bytes + len);
             if (f->flags & PAC_F_MEASURING) {
                 f->burst_bytes += len;
             }
@@ -1133,7 +1146,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
     }
 
     if (has_ack && !(f->flags & PAC_F_ACK_BASE)) {
-        f->last_ack = f->max_ack = seg->ack;
+        f->last_ack = seg->ack;
         f->flags |= PAC_F_ACK_BASE;
     }
 
@@ -1215,12 +1228,11 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
     }
+    /* The newest ACK number the receiver sent is its newest held one (the
+     * flow holds segments, and ACK numbers do not go back). */
     if (f->n_held && d.kind == PAC_K_ACK && (d.flags & PAC_H_PURE)
-        && !pac_seq_gt(d.ack, f->max_ack)) {
+        && !pac_seq_gt(d.ack, pac->held[f->held_tail].ack)) {
         handle_stale(pac, flow_idx, emit, aux);
-    }
-    if (pac_seq_gt(d.ack, f->max_ack)) {
-        f->max_ack = d.ack;
     }
 
     top = pac_queue_top_level(pac);
@@ -1243,13 +1255,28 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     if (pac->n_held >= pac->cfg.max_held) {
         release_oldest(pac, PAC_REL_CAP, emit, aux);
     }
+    if (f->n_held == UINT16_MAX) {
+        release_head(pac, flow_idx, PAC_REL_CAP, emit, aux);
+    }
     pac_queue_push(pac, flow_idx, pkt, d.kind, d.flags, d.ack,
                    d.payload_len);
-    pac->stats.tx_held++;
     if (pac->n_held > pac->stats.max_held_seen) {
         pac->stats.max_held_seen = pac->n_held;
     }
+
+    /* What fits now may include 'pkt' itself (its turn came at once): it is
+     * then passed, not emitted, so that the caller never sees a packet it
+     * was told PAC holds go out. */
+    pac->tx_pkt = pkt;
+    pac->tx_pkt_released = false;
     schedule(pac, emit, aux);
+    pac->tx_pkt = NULL;
+    if (pac->tx_pkt_released) {
+        pac->stats.released[PAC_REL_FIT]--;
+        pac->stats.tx_passed++;
+        return PAC_PASS;
+    }
+    pac->stats.tx_held++;
     return PAC_HELD;
 }
 

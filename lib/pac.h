@@ -144,8 +144,9 @@ enum pac_verdict {
 };
 
 /* A segment leaving the receiver; 'pkt' is the caller's handle for it.
- * Before returning PAC_PASS, PAC may emit earlier held packets (so that a
- * flow is never reordered, they must be sent before 'pkt'). */
+ * Before returning, PAC may emit earlier held packets (so that a flow is
+ * never reordered, they must be sent before 'pkt' if it passes).  'pkt'
+ * itself is never emitted during this call: it is either passed or held. */
 enum pac_verdict pac_tx(struct pac *pac, const struct pac_segment *seg,
                         void *pkt, uint64_t now_us,
                         pac_emit_cb *emit, void *aux);
@@ -214,7 +215,7 @@ struct pac_flow_info {
     bool slow_start;            /* Inferred phase. */
     uint16_t mss;
     uint32_t held;              /* Packets held now. */
-    uint64_t rx_bytes;          /* Payload received. */
+    uint32_t rx_bytes;          /* Payload received (saturates). */
     uint32_t last_ack;          /* Last released ACK number. */
     uint32_t cwnd;              /* Modelled congestion window of the
                                  * peer, bytes. */
