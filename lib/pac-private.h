@@ -145,7 +145,7 @@ struct pac {
     double bw_max;              /* Highest BW_T seen. */
     uint64_t silent_since;      /* Start of a spell with no data... */
     bool silent;                /* ...if there is one. */
-    void *tx_pkt;               /* The packet pac_tx() is deciding on. */
+    uint32_t tx_held;           /* pac_tx()'s own held packet, or PAC_NONE. */
     bool tx_pkt_released;       /* It was released during that call. */
     uint64_t last_window_release;   /* Last window trigger sent. */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */

@@ -123,6 +123,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
     pac->threshold = cfg->threshold;
     pac->iv_start = now_us;
     pac->out_head = pac->out_tail = PAC_NONE;
+    pac->tx_held = PAC_NONE;
     pac->avg_base_rtt_us = cfg->base_rtt_us;
     pac->min_rtt_us = cfg->base_rtt_us;
     pac->next_scan = now_us + PAC_SCAN_INTERVAL_US;
@@ -640,7 +641,8 @@ release_head(struct pac *pac, uint32_t flow_idx,
              enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
 {
     struct pac_flow *f = &pac->flows[flow_idx];
-    struct pac_held d = pac->held[f->held_head];
+    uint32_t h = f->held_head;
+    struct pac_held d = pac->held[h];
     uint32_t trigger = trigger_bytes(pac, f, &d);
 
     pac_queue_pop_head(pac, flow_idx);
@@ -649,7 +651,7 @@ release_head(struct pac *pac, uint32_t flow_idx,
         note_ack_delay(pac, pac_elapsed32(pac->now, d.enq_time));
     }
     pac->stats.released[cause]++;
-    if (d.pkt == pac->tx_pkt) {
+    if (h == pac->tx_held) {
         /* pac_tx() returns PAC_PASS for it instead. */
         pac->tx_pkt_released = true;
     } else {
@@ -755,9 +757,19 @@ correct_in_flight(struct pac *pac, uint64_t excess)
     while (excess && idx != PAC_NONE) {
         uint32_t next = pac->flows[idx].out_next;
 
-        if (!window_pending(pac, &pac->flows[idx])) {
-            excess -= MIN(excess, flow_outstanding(&pac->flows[idx]));
-            reclaim_outstanding(pac, idx);
+        struct pac_flow *f = &pac->flows[idx];
+
+        if (!window_pending(pac, f)) {
+            uint32_t out = flow_outstanding(f);
+            uint32_t take = MIN(excess, out);
+
+            if (take == out) {
+                reclaim_outstanding(pac, idx);
+            } else {
+                f->budget_end -= take;
+                pac->in_flight -= MIN(pac->in_flight, take);
+            }
+            excess -= take;
         }
         idx = next;
     }
@@ -883,12 +895,14 @@ remove_flow(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     forget_flow(pac, flow_idx);
 }
 
-/* Finds or creates the flow for the given key; PAC_NONE if the table is
- * full and nothing can be evicted.  'opening' (a SYN) replaces a closed
- * flow that reuses the same ports. */
+/* Finds or, if 'may_create', creates the flow for the given key; PAC_NONE
+ * if there is none and none can be made (table full, nothing evictable).
+ * 'opening' (a SYN) replaces a closed flow that reuses the same ports.  An
+ * RST for an unknown flow creates nothing (it would only evict another). */
 static uint32_t
 flow_get(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
-         const uint8_t peer_addr[16], uint16_t peer_port, bool opening)
+         const uint8_t peer_addr[16], uint16_t peer_port, bool opening,
+         bool may_create)
 {
     uint32_t hash;
     uint32_t idx = pac_flow_lookup(pac, vm_addr, vm_port, peer_addr,
@@ -903,6 +917,9 @@ flow_get(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
         }
         forget_flow(pac, idx);
         pac->stats.flows_closed++;
+    }
+    if (!may_create) {
+        return PAC_NONE;
     }
 
     idx = pac_flow_insert(pac, vm_addr, vm_port, peer_addr, peer_port, hash);
@@ -1061,7 +1078,8 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
     }
 
     flow_idx = flow_get(pac, seg->dst, seg->dport, seg->src, seg->sport,
-                        syn && !(seg->tcp_flags & PAC_TCP_ACK));
+                        syn && !(seg->tcp_flags & PAC_TCP_ACK),
+                        !(seg->tcp_flags & PAC_TCP_RST));
     if (flow_idx == PAC_NONE) {
         credit_rx(pac, len, 0);
     } else {
@@ -1164,17 +1182,12 @@ classify_tx(struct pac *pac, struct pac_flow *f,
         /* A request: everything received is acknowledged, so the peer is
          * idle and this segment will make it send a whole window. */
         d->kind = PAC_K_REQUEST;
-        uint32_t idle = pac_elapsed32(pac->now, f->last_seen);
-
-        if (idle >= PAC_RESTART_IDLE_US) {
-            uint32_t iw = pac->cfg.init_window_segs * f->mss;
-            uint32_t cwnd = peer_cwnd(pac, f);
-
-            for (; idle >= PAC_RESTART_IDLE_US && cwnd > iw;
-                 idle -= PAC_RESTART_IDLE_US) {
-                cwnd /= 2;
-            }
-            f->cwnd = MAX(cwnd, iw);
+        /* The window model is not shrunk after idleness: a peer restarts
+         * its window only after an idle RTO (Linux's tcp_cwnd_restart()),
+         * and PAC's own holding inflates the peer's RTT, so its RTO, by an
+         * amount PAC cannot see.  Keeping the larger window errs on the
+         * safe side. */
+        if (pac_elapsed32(pac->now, f->last_seen) >= PAC_RESTART_IDLE_US) {
             f->flags |= PAC_F_SLOW_START;
         }
     } else {
@@ -1190,16 +1203,17 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     struct pac_held d;
     struct pac_flow *f;
     uint32_t flow_idx;
+    uint32_t h;
     int top;
 
     set_now(pac, now_us);
     pac->stats.tx_packets++;
 
     flow_idx = flow_get(pac, seg->src, seg->sport, seg->dst, seg->dport,
-                        (tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK));
+                        (tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK),
+                        !(tf & PAC_TCP_RST));
     if (flow_idx == PAC_NONE) {
-        pac->stats.tx_passed++;
-        return PAC_PASS;
+        goto pass;
     }
     f = &pac->flows[flow_idx];
 
@@ -1208,8 +1222,7 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
          * (in order, before the RST) rather than lost. */
         remove_flow(pac, flow_idx, emit, aux);
         pac->stats.flows_closed++;
-        pac->stats.tx_passed++;
-        return PAC_PASS;
+        goto pass;
     }
     if ((tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK) && !f->n_held) {
         /* The receiver opens a connection: a SYN triggers no data. */
@@ -1219,8 +1232,7 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
             f->mss = seg->mss;
         }
         f->last_seen = (uint32_t) now_us;
-        pac->stats.tx_passed++;
-        return PAC_PASS;
+        goto pass;
     }
 
     classify_tx(pac, f, seg, &d);
@@ -1258,8 +1270,8 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     if (f->n_held == UINT16_MAX) {
         release_head(pac, flow_idx, PAC_REL_CAP, emit, aux);
     }
-    pac_queue_push(pac, flow_idx, pkt, d.kind, d.flags, d.ack,
-                   d.payload_len);
+    h = pac_queue_push(pac, flow_idx, pkt, d.kind, d.flags, d.ack,
+                       d.payload_len);
     if (pac->n_held > pac->stats.max_held_seen) {
         pac->stats.max_held_seen = pac->n_held;
     }
@@ -1267,10 +1279,10 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     /* What fits now may include 'pkt' itself (its turn came at once): it is
      * then passed, not emitted, so that the caller never sees a packet it
      * was told PAC holds go out. */
-    pac->tx_pkt = pkt;
+    pac->tx_held = h;
     pac->tx_pkt_released = false;
     schedule(pac, emit, aux);
-    pac->tx_pkt = NULL;
+    pac->tx_held = PAC_NONE;
     if (pac->tx_pkt_released) {
         pac->stats.released[PAC_REL_FIT]--;
         pac->stats.tx_passed++;
@@ -1278,6 +1290,12 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     }
     pac->stats.tx_held++;
     return PAC_HELD;
+
+pass:
+    /* set_now() may have changed what fits (a new control interval). */
+    schedule(pac, emit, aux);
+    pac->stats.tx_passed++;
+    return PAC_PASS;
 }
 
 /* Timers. */

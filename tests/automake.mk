@@ -1,0 +1,91 @@
+# Unit tests of libpac (plain C, no OVS).  Each program prints
+# "N passed, N failed" and exits non-zero on failure.
+EXTRA_DIST += tests/pac-test.h
+
+# Packet-level incast simulator (tests/sim/): the pac-sim tool and the
+# test-scenario unit test, which runs the paper's incast with and without
+# PAC.
+PAC_SIM_FILES = \
+	tests/sim/sim.c \
+	tests/sim/sim.h \
+	tests/sim/sim-heap.c \
+	tests/sim/sim-heap.h \
+	tests/sim/sim-net.c \
+	tests/sim/sim-pkt.c \
+	tests/sim/sim-private.h \
+	tests/sim/sim-receiver.c \
+	tests/sim/sim-sender.c
+
+noinst_PROGRAMS += tests/sim/pac-sim
+tests_sim_pac_sim_SOURCES = $(PAC_SIM_FILES) tests/sim/pac-sim-main.c
+tests_sim_pac_sim_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) \
+	-I$(srcdir)/lib -I$(srcdir)/tests/sim
+tests_sim_pac_sim_LDADD = lib/libpac.la
+
+check_PROGRAMS += tests/test-scenario
+TESTS += tests/test-scenario
+tests_test_scenario_SOURCES = $(PAC_SIM_FILES) tests/test-scenario.c
+tests_test_scenario_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) \
+	-I$(srcdir)/lib -I$(srcdir)/tests/sim
+tests_test_scenario_LDADD = lib/libpac.la
+
+# TCP/IP segment parser.  The libFuzzer target is built and run by
+# tests/run-fuzz.sh (clang only), not by "make check".
+check_PROGRAMS += tests/test-parse
+TESTS += tests/test-parse
+tests_test_parse_SOURCES = tests/test-parse.c tests/pac-test.h
+tests_test_parse_LDADD = lib/libpac.la
+tests_test_parse_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib
+EXTRA_DIST += \
+	tests/fuzz-parse.c \
+	tests/run-fuzz.sh \
+	tests/fuzz-corpus
+
+# Unit tests of the PAC algorithm core (lib/pac.c, pac-queue.c, pac-flow.c,
+# pac-config.c), one program per area.  tests/pac-test-seg.h builds
+# segments and records the packets libpac emits.
+PAC_UNIT_SOURCES = tests/pac-test.h tests/pac-test-seg.h
+PAC_UNIT_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib
+
+check_PROGRAMS += tests/test-pac-config
+TESTS += tests/test-pac-config
+tests_test_pac_config_SOURCES = tests/test-pac-config.c $(PAC_UNIT_SOURCES)
+tests_test_pac_config_LDADD = lib/libpac.la
+tests_test_pac_config_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+check_PROGRAMS += tests/test-pac-algo
+TESTS += tests/test-pac-algo
+tests_test_pac_algo_SOURCES = tests/test-pac-algo.c $(PAC_UNIT_SOURCES)
+tests_test_pac_algo_LDADD = lib/libpac.la
+tests_test_pac_algo_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+check_PROGRAMS += tests/test-pac-sched
+TESTS += tests/test-pac-sched
+tests_test_pac_sched_SOURCES = tests/test-pac-sched.c $(PAC_UNIT_SOURCES)
+tests_test_pac_sched_LDADD = lib/libpac.la
+tests_test_pac_sched_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+check_PROGRAMS += tests/test-pac-control
+TESTS += tests/test-pac-control
+tests_test_pac_control_SOURCES = tests/test-pac-control.c $(PAC_UNIT_SOURCES)
+tests_test_pac_control_LDADD = lib/libpac.la
+tests_test_pac_control_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+check_PROGRAMS += tests/test-pac-flow
+TESTS += tests/test-pac-flow
+tests_test_pac_flow_SOURCES = tests/test-pac-flow.c $(PAC_UNIT_SOURCES)
+tests_test_pac_flow_LDADD = lib/libpac.la
+tests_test_pac_flow_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+check_PROGRAMS += tests/test-pac-random
+TESTS += tests/test-pac-random
+tests_test_pac_random_SOURCES = tests/test-pac-random.c $(PAC_UNIT_SOURCES)
+tests_test_pac_random_LDADD = lib/libpac.la
+tests_test_pac_random_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+# Regression tests of bugs found in lib/ (one test each).
+check_PROGRAMS += tests/test-pac-bugs
+TESTS += tests/test-pac-bugs
+tests_test_pac_bugs_SOURCES = tests/test-pac-bugs.c $(PAC_UNIT_SOURCES)
+tests_test_pac_bugs_LDADD = lib/libpac.la
+tests_test_pac_bugs_CFLAGS = $(PAC_UNIT_CFLAGS)

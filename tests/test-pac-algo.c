@@ -1,0 +1,1020 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Unit tests of the PAC in-flight estimate and release rule (paper section
+ * III, Algorithm 1 and eqs. 3-5; DESIGN.md section 4): ACK triggers, window
+ * triggers of requests and handshakes, duplicate ACKs, per-flow order and
+ * stale ACKs (section III-D).
+ *
+ * Unless a test says otherwise, the instance uses test_config(): default
+ * threshold 96000, MSS 1460, IW 10 segments, and a base RTT so large that
+ * no control interval ends and no flow is taken for finished during a
+ * test.  Traffic is consistent: the data that arrives on a flow is what the
+ * VM's segments on that flow asked for, unless a test says otherwise. */
+
+#include "pac.h"
+
+#include "pac-test-seg.h"
+
+/* Eq. (5): data that was asked for lowers in_flight by its length, never
+ * below 0. */
+static void
+test_rx_lowers_in_flight(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* A request is a window trigger: in_flight = IW. */
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    CHECK_IN_FLIGHT(pac, IW);
+
+    rx_data(pac, AT(10), 0, 1, 1000);
+    CHECK_IN_FLIGHT(pac, IW - 1000);
+    rx_data(pac, AT(20), 0, 1001, 1460);
+    CHECK_IN_FLIGHT(pac, IW - 2460);
+    rx_data(pac, AT(30), 0, 2461, 0);           /* No payload. */
+    CHECK_IN_FLIGHT(pac, IW - 2460);
+    rx_data(pac, AT(40), 0, 2461, 20000);       /* Clamped at 0. */
+    CHECK_IN_FLIGHT(pac, 0);
+    rx_data(pac, AT(50), 0, 22461, 5);
+    CHECK_IN_FLIGHT(pac, 0);
+
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.rx_packets, 6);
+    PAC_CHECK_EQ(st.rx_bytes, 1000 + 1460 + 20000 + 5);
+    PAC_CHECK_EQ(st.rx_ce, 0);
+    PAC_CHECK_EQ(st.tx_packets, 1);
+    PAC_CHECK_EQ(st.tx_passed, 1);
+    PAC_CHECK_EQ(st.request_triggers, 1);
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
+/* Eq. (5) per flow (lib/pac.c, credit_rx()): data nobody asked for does not
+ * cancel what other flows were asked for; a trigger sent before its flow
+ * had received anything is paid back by any such data. */
+static void
+test_rx_credit_per_flow(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    CHECK_IN_FLIGHT(pac, IW);
+    rx_data(pac, AT(10), 1, 1, 2000);
+    CHECK_IN_FLIGHT(pac, IW);
+
+    /* Flow 2's request goes before anything is received on it. */
+    CHECK_PASS(tx(pac, AT(20), 2, 1, 100, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 2 * IW);
+    rx_data(pac, AT(30), 2, 1, 1000);
+    CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
+    rx_data(pac, AT(40), 1, 2001, 1000);
+    CHECK_IN_FLIGHT(pac, 2 * IW - 2000);
+    rx_data(pac, AT(50), 0, 1, IW);
+    CHECK_IN_FLIGHT(pac, IW - 2000);
+    end_pac();
+}
+
+/* Eqs. (3) and (4) in slow start: trigger = delta + max(delta, MSS). */
+static void
+test_ack_trigger_slow_start(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx_data(pac, AT(0), 0, 1, 1460);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(info.slow_start);
+    PAC_CHECK_EQ(info.mss, MSS);
+    PAC_CHECK_EQ(info.level, 0);
+
+    /* The first ACK of a flow gives the ACK base: no delta is known, so it
+     * counts as a duplicate ACK (one MSS). */
+    CHECK_PASS(tx(pac, AT(10), 0, 1461, 0, ACK, 0));
+    CHECK_IN_FLIGHT(pac, MSS);
+    rx_data(pac, AT(20), 0, 1461, 1460);
+    CHECK_IN_FLIGHT(pac, 0);
+
+    /* delta = 1 MSS: in_flight grows by exactly 2 MSS. */
+    CHECK_PASS(tx(pac, AT(30), 0, 2921, 0, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 2 * MSS);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.last_ack, 2921);
+
+    /* A stretch ACK of 2 MSS (delayed ACK, GRO): 4 MSS. */
+    rx_data(pac, AT(40), 0, 2921, 2920);
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(tx(pac, AT(50), 0, 5841, 0, ACK, 2));
+    CHECK_IN_FLIGHT(pac, 4 * MSS);
+
+    /* A stretch ACK of 4 MSS: 8 MSS. */
+    rx_data(pac, AT(60), 0, 5841, 4 * MSS);
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(tx(pac, AT(70), 0, 5841 + 4 * MSS, 0, ACK, 3));
+    CHECK_IN_FLIGHT(pac, 8 * MSS);
+
+    /* delta < MSS: the window still grows by one MSS. */
+    rx_data(pac, AT(80), 0, 5841 + 4 * MSS, 8 * MSS);
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(tx(pac, AT(90), 0, 5841 + 4 * MSS + 500, 0, ACK, 4));
+    CHECK_IN_FLIGHT(pac, 500 + MSS);
+
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 0);
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
+/* Eq. (3) in congestion avoidance: delta + MSS * MSS / window, where the
+ * window is the flow's window estimate (IW until more is learned; PAC grows
+ * it per released ACK, reported as pac_flow_info.cwnd); with ECE on the
+ * ACK: delta. */
+static void
+test_ack_trigger_congestion_avoidance(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    uint32_t w, trigger;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* A CE mark on received data ends slow start (ECN on). */
+    rx(pac, AT(0), 0, 1, 1460, ACK, PAC_ECN_CE);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(!info.slow_start);
+    PAC_CHECK_EQ(info.cwnd, IW);
+    PAC_CHECK_EQ(get_stats(pac).rx_ce, 1);
+
+    CHECK_PASS(tx(pac, AT(10), 0, 1461, 0, ACK, 0));   /* ACK base. */
+    CHECK_IN_FLIGHT(pac, MSS);
+    rx_data(pac, AT(20), 0, 1461, 1460);
+    CHECK_IN_FLIGHT(pac, 0);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, IW);        /* No delta, no growth. */
+
+    /* window = IW = 14600: 1460 + 1460 * 1460 / 14600 = 1460 + 146. */
+    CHECK_PASS(tx(pac, AT(30), 0, 2921, 0, ACK, 1));
+    CHECK_IN_FLIGHT(pac, MSS + MSS * MSS / IW);
+    PAC_CHECK_EQ(MSS * MSS / IW, 146);
+
+    /* With the window the flow has now. */
+    GET_FLOW(pac, 0, &info);
+    w = info.cwnd;
+    PAC_CHECK(w > IW);
+    rx_data(pac, AT(40), 0, 2921, 1606);
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(tx(pac, AT(50), 0, 4527, 0, ACK, 2));
+    trigger = 1606 + MSS * MSS / w;
+    CHECK_IN_FLIGHT(pac, trigger);
+
+    /* ECE on the ACK: exactly delta, and no window growth. */
+    rx_data(pac, AT(60), 0, 4527, trigger);
+    CHECK_IN_FLIGHT(pac, 0);
+    GET_FLOW(pac, 0, &info);
+    w = info.cwnd;
+    CHECK_PASS(tx(pac, AT(70), 0, 4527 + trigger, 0, ACK | PAC_TCP_ECE, 3));
+    CHECK_IN_FLIGHT(pac, trigger);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, w);
+
+    /* ECE in slow start: exactly delta too. */
+    rx_data(pac, AT(80), 1, 1, 1460);
+    GET_FLOW(pac, 1, &info);
+    PAC_CHECK(info.slow_start);
+    CHECK_PASS(tx(pac, AT(90), 1, 1, 0, ACK, 4));      /* ACK base. */
+    CHECK_IN_FLIGHT(pac, trigger + MSS);
+    CHECK_PASS(tx(pac, AT(100), 1, 1461, 0, ACK | PAC_TCP_ECE, 5));
+    CHECK_IN_FLIGHT(pac, trigger + MSS + MSS);
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
+/* Congestion avoidance uses the flow's window estimate: here IW 4. */
+static void
+test_ack_trigger_ca_window(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.init_window_segs = 4;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx(pac, AT(0), 0, 1, 1460, ACK, PAC_ECN_CE);
+    CHECK_PASS(tx(pac, AT(10), 0, 1461, 0, ACK, 0));
+    rx_data(pac, AT(20), 0, 1461, 1460);
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(tx(pac, AT(30), 0, 2921, 0, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 1460 + 1460 * 1460 / (4 * 1460));
+    PAC_CHECK_EQ(1460 * 1460 / (4 * 1460), 365);
+    end_pac();
+}
+
+/* With ECN off, CE marks do not end slow start. */
+static void
+test_ecn_off_keeps_slow_start(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.ecn = false;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx(pac, AT(0), 0, 1, 1460, ACK, PAC_ECN_CE);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(info.slow_start);
+    PAC_CHECK_EQ(get_stats(pac).rx_ce, 1);
+    CHECK_PASS(tx(pac, AT(10), 0, 1461, 0, ACK, 0));
+    rx_data(pac, AT(20), 0, 1461, 1460);
+    CHECK_PASS(tx(pac, AT(30), 0, 2921, 0, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 2 * MSS);
+    end_pac();
+}
+
+/* Data from the VM that is not a request (the peer has unacknowledged data
+ * in flight) makes the peer answer with a bare ACK: ACK_FRAME. */
+static void
+test_data_to_busy_peer(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx_data(pac, AT(0), 0, 1, 3000);
+    CHECK_PASS(tx(pac, AT(10), 0, 1001, 0, ACK, 0));   /* Base: MSS. */
+    CHECK_IN_FLIGHT(pac, MSS);
+    CHECK_PASS(tx(pac, AT(20), 0, 1001, 300, ACK, 1)); /* No new ACK. */
+    CHECK_IN_FLIGHT(pac, MSS + ACK_FRAME);
+    CHECK_PASS(tx(pac, AT(30), 0, 2001, 300, ACK, 2)); /* 1000 new. */
+    CHECK_IN_FLIGHT(pac, MSS + ACK_FRAME + 1000 + MSS + ACK_FRAME);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 0);
+    end_pac();
+}
+
+/* Algorithm 1: an ACK that would push in_flight over the threshold is held
+ * and released exactly when enough data has arrived. */
+static void
+test_hold_and_release(void)
+{
+    uint64_t room = max_payload(10000);
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(room, 9568);
+
+    /* 6 MSS from earlier, acknowledged MSS by MSS. */
+    rx_data(pac, AT(0), 0, 1, 6 * MSS);
+    CHECK_PASS(tx(pac, AT(10), 0, 1461, 0, ACK, 0));   /* 1460 */
+    CHECK_PASS(tx(pac, AT(20), 0, 2921, 0, ACK, 1));   /* 4380 */
+    CHECK_PASS(tx(pac, AT(30), 0, 4381, 0, ACK, 2));   /* 7300 */
+    CHECK_IN_FLIGHT(pac, 7300);
+
+    /* 7300 + 2920 > room. */
+    CHECK_HELD(tx(pac, AT(40), 0, 5841, 0, ACK, 3));
+    CHECK_IN_FLIGHT(pac, 7300);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 1);
+    PAC_CHECK_EQ(st.held_per_level[0], 1);
+    PAC_CHECK_EQ(st.tx_held, 1);
+    PAC_CHECK_EQ(st.tx_passed, 3);
+    PAC_CHECK_EQ(st.max_held_seen, 1);
+    CHECK_N_EMITTED(0);
+
+    /* One byte short. */
+    rx_data(pac, AT(50), 0, 6 * MSS + 1, 7300 - (room - 2920) - 1);
+    CHECK_IN_FLIGHT(pac, room - 2920 + 1);
+    CHECK_N_EMITTED(0);
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+
+    /* Released exactly at the threshold. */
+    rx_data(pac, AT(60), 0, 6 * MSS + 1 + 7300 - (room - 2920) - 1, 1);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 3);
+    CHECK_IN_FLIGHT(pac, room);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 0);
+    PAC_CHECK_EQ(st.held_per_level[0], 0);
+    PAC_CHECK_EQ(st.released[PAC_REL_FIT], 1);
+    PAC_CHECK_EQ(st.released[PAC_REL_MAX_HOLD], 0);
+    PAC_CHECK_EQ(st.stale_drops, 0);
+    end_pac();
+    CHECK_N_EMITTED(1);
+}
+
+/* Algorithm 1: when nothing is in flight, any trigger is allowed. */
+static void
+test_empty_pipe_admits_anything(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t seq;
+
+    test_config(&cfg);
+    cfg.threshold = 3000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    seq = ack_flow(pac, AT(0), 0, 1460, 0);
+    CHECK_IN_FLIGHT(pac, 0);
+
+    /* 10 MSS acknowledged at once: trigger 20 MSS, ten times the
+     * threshold. */
+    rx_data(pac, AT(10), 0, seq, 9 * MSS);
+    CHECK_PASS(tx(pac, AT(20), 0, seq + 9 * MSS, 0, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 20 * MSS);
+
+    /* Now the next ACK does not fit. */
+    seq += 9 * MSS;
+    rx_data(pac, AT(30), 0, seq, MSS);
+    CHECK_IN_FLIGHT(pac, 19 * MSS);
+    CHECK_HELD(tx(pac, AT(40), 0, seq + MSS, 0, ACK, 2));
+
+    /* Once all of it has arrived, the held ACK goes, though its own
+     * trigger is over the threshold. */
+    rx_data(pac, AT(50), 0, seq + MSS, 19 * MSS);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 2);
+    CHECK_IN_FLIGHT(pac, 2 * MSS);
+    end_pac();
+}
+
+/* Requests (DESIGN.md section 4): a data segment from the VM that
+ * acknowledges everything received is a window trigger; the next one is
+ * worth min(window, previous response).  VM as client, MSS 1000 (from its
+ * SYN). */
+static void
+test_request_window_trigger(void)
+{
+    struct pac_flow_info info;
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
+    s.mss = 1000;
+    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.mss, 1000);
+    PAC_CHECK_EQ(info.cwnd, 10 * 1000);
+    CHECK_IN_FLIGHT(pac, 0);
+
+    s = rx_seg(0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    s.mss = 1460;               /* The peer's MSS is not the VM's. */
+    rx_at(pac, AT(100), &s);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.mss, 1000);
+
+    /* The request: a window, 10 * 1000. */
+    CHECK_PASS(tx(pac, AT(110), 0, 5001, 200, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 10000);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.request_triggers, 1);
+
+    /* The response: 3000 bytes, acknowledged by one stretch ACK. */
+    rx_data(pac, AT(200), 0, 5001, 1000);
+    rx_data(pac, AT(201), 0, 6001, 1000);
+    rx_data(pac, AT(202), 0, 7001, 1000);
+    CHECK_IN_FLIGHT(pac, 7000);
+    CHECK_PASS(tx(pac, AT(210), 0, 8001, 0, ACK, 2));
+    CHECK_IN_FLIGHT(pac, 7000 + 6000);
+    rx_data(pac, AT(220), 0, 8001, 1000);
+    CHECK_IN_FLIGHT(pac, 12000);
+    CHECK_PASS(tx(pac, AT(230), 0, 9001, 0, ACK, 3));
+    CHECK_IN_FLIGHT(pac, 12000 + 2000);
+
+    /* The answer ends there: the peer is idle when the next request
+     * comes.  What the ACKs let out but the peer did not send leaves
+     * in_flight, and the request's trigger is its new delta (none) plus
+     * min(window, previous response) = min(14000, 4000). */
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, 10000 + 3000 + 1000);
+    CHECK_PASS(tx(pac, AT(240), 0, 9001, 200, ACK, 4));
+    CHECK_IN_FLIGHT(pac, 4000);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
+
+    /* A pipelined request before any answer (it acknowledges nothing new)
+     * is not a window trigger: the peer answers it with a bare ACK. */
+    CHECK_PASS(tx(pac, AT(250), 0, 9001, 200, ACK, 5));
+    CHECK_IN_FLIGHT(pac, 4000 + ACK_FRAME);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
+/* The learned window: the peer's unclocked burst (bytes received between a
+ * released request and the first released ACK that advances the ACK number)
+ * when it is larger than IW.  ECE on the ACKs keeps PAC's own window
+ * growth out of the way. */
+static void
+test_request_learned_window(void)
+{
+    struct pac_flow_info info;
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.init_window_segs = 2;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
+    s.mss = 1000;
+    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(tx(pac, AT(110), 0, 5001, 100, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 2000);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, 2000);
+
+    /* The peer sends 6000 bytes before it sees any ACK (the first 2000
+     * were expected). */
+    for (int i = 0; i < 6; i++) {
+        rx_data(pac, AT(200 + i), 0, 5001 + 1000 * i, 1000);
+    }
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(tx(pac, AT(210), 0, 6001, 0, ACK | PAC_TCP_ECE, 2));
+    CHECK_IN_FLIGHT(pac, 1000);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, 6000);
+
+    /* The rest of the burst and 4000 more bytes, clocked by the ACKs; the
+     * measurement is over. */
+    CHECK_PASS(tx(pac, AT(220), 0, 11001, 0, ACK | PAC_TCP_ECE, 3));
+    CHECK_IN_FLIGHT(pac, 6000);
+    rx_data(pac, AT(300), 0, 11001, 4000);
+    CHECK_IN_FLIGHT(pac, 2000);
+    CHECK_PASS(tx(pac, AT(310), 0, 15001, 0, ACK | PAC_TCP_ECE, 4));
+    CHECK_IN_FLIGHT(pac, 6000);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, 6000);
+
+    /* Next request: the rest of the previous answer will not come; then
+     * min(learned 6000, response 10000) = 6000. */
+    CHECK_PASS(tx(pac, AT(400), 0, 15001, 100, ACK, 5));
+    CHECK_IN_FLIGHT(pac, 6000);
+    end_pac();
+}
+
+/* A burst smaller than IW does not lower the window below IW. */
+static void
+test_request_small_burst(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    CHECK_IN_FLIGHT(pac, IW);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 1);
+    rx_data(pac, AT(100), 0, 1, 1500);
+    CHECK_PASS(tx(pac, AT(110), 0, 1501, 0, ACK | PAC_TCP_ECE, 1));
+    CHECK_IN_FLIGHT(pac, IW - 1500 + 1500);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.cwnd, IW);
+    end_pac();
+}
+
+/* Handshake, VM as server: the SYN-ACK is a window trigger (with the VM's
+ * MSS) and the RTT is measured from its release to the peer's ACK. */
+static void
+test_handshake_vm_server(void)
+{
+    struct pac_flow_info info;
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    s = rx_seg(0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
+    s.mss = 1460;
+    rx_at(pac, AT(1000), &s);
+    PAC_CHECK_EQ(n_flows(pac), 1);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.rtt_us, 0);
+
+    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
+    s.mss = 1200;
+    CHECK_PASS(tx_at(pac, AT(1010), &s, 0));
+    CHECK_IN_FLIGHT(pac, 10 * 1200);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.handshake_triggers, 1);
+    PAC_CHECK_EQ(st.request_triggers, 0);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.mss, 1200);
+
+    rx(pac, AT(1260), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.rtt_us, 250);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.avg_rtt_us, 250);
+    PAC_CHECK_EQ(st.control_interval_us, 250);
+
+    /* Later ACKs do not measure again. */
+    rx(pac, AT(1400), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.rtt_us, 250);
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
+/* A window trigger right after another, before the peer has sent anything
+ * (the window is pending), adds no second window: here a VM server that
+ * speaks first (a banner) right after its SYN-ACK. */
+static void
+test_request_window_pending(void)
+{
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx(pac, AT(0), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
+    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
+    CHECK_PASS(tx_at(pac, AT(10), &s, 0));
+    CHECK_IN_FLIGHT(pac, IW);
+    rx(pac, AT(110), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(tx(pac, AT(120), 0, 7001, 100, ACK, 1));
+    CHECK_IN_FLIGHT(pac, IW);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.handshake_triggers, 1);
+    PAC_CHECK_EQ(st.request_triggers, 1);
+
+    /* Once the peer has answered (500 bytes), a request counts a window
+     * again: the rest of the first one will not come; the new one is its
+     * delta plus min(window, previous answer) = 500 + 500. */
+    rx_data(pac, AT(200), 0, 7001, 500);
+    CHECK_IN_FLIGHT(pac, IW - 500);
+    CHECK_PASS(tx(pac, AT(210), 0, 7501, 100, ACK, 2));
+    CHECK_IN_FLIGHT(pac, 500 + 500);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
+    end_pac();
+}
+
+/* A held SYN-ACK: the RTT does not include PAC's own delay. */
+static void
+test_handshake_held_synack(void)
+{
+    struct pac_flow_info info;
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
+    rx(pac, AT(10), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
+    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
+    s.mss = 1200;
+    CHECK_HELD(tx_at(pac, AT(10), &s, 1));
+    PAC_CHECK_EQ(get_stats(pac).handshake_triggers, 0);
+
+    rx_data(pac, AT(50), 1, 1, IW);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    CHECK_IN_FLIGHT(pac, 12000);
+    PAC_CHECK_EQ(get_stats(pac).handshake_triggers, 1);
+
+    rx(pac, AT(350), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.rtt_us, 300);
+    end_pac();
+}
+
+/* Handshake, VM as client: the SYN passes and triggers nothing, the SYN-ACK
+ * measures the RTT; the handshake ACK is the flow's first ACK (one MSS),
+ * and the request that follows is the window trigger (the server answers
+ * only that), replacing what the handshake ACK counted. */
+static void
+test_handshake_vm_client(void)
+{
+    struct pac_flow_info info;
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
+    s.mss = 1400;
+    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    CHECK_IN_FLIGHT(pac, 0);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.tx_passed, 1);
+    PAC_CHECK_EQ(st.handshake_triggers, 0);
+    PAC_CHECK_EQ(st.flows_created, 1);
+
+    rx(pac, AT(80), 0, 9000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.rtt_us, 80);
+    PAC_CHECK_EQ(info.mss, 1400);
+    PAC_CHECK_EQ(get_stats(pac).avg_rtt_us, 80);
+
+    CHECK_PASS(tx(pac, AT(90), 0, 9001, 0, ACK, 1));
+    CHECK_IN_FLIGHT(pac, 1400);
+    CHECK_PASS(tx(pac, AT(100), 0, 9001, 300, ACK, 2));
+    CHECK_IN_FLIGHT(pac, 10 * 1400);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.handshake_triggers, 0);
+    PAC_CHECK_EQ(st.request_triggers, 1);
+    end_pac();
+}
+
+/* Duplicate ACKs pass at once even over the threshold and behind held
+ * packets of other flows, and count one MSS. */
+static void
+test_dup_ack_passes(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(tx(pac, AT(0), 1, 1001, 0, ACK, 0));    /* 1460 */
+    CHECK_PASS(tx(pac, AT(1), 0, 1, 0, ACK, 1));       /* 2920 */
+    CHECK_PASS(tx(pac, AT(2), 0, 1461, 0, ACK, 2));    /* 5840 */
+    CHECK_PASS(tx(pac, AT(3), 0, 2921, 0, ACK, 3));    /* 8760 */
+    CHECK_HELD(tx(pac, AT(4), 0, 4381, 0, ACK, 4));    /* 11680 */
+    CHECK_IN_FLIGHT(pac, 8760);
+
+    /* Same ACK number, no payload: a duplicate ACK of flow 1. */
+    CHECK_PASS(tx(pac, AT(5), 1, 1001, 0, ACK, 5));
+    CHECK_IN_FLIGHT(pac, 8760 + MSS);
+    CHECK_PASS(tx(pac, AT(6), 1, 1001, 0, ACK, 6));
+    CHECK_PASS(tx(pac, AT(7), 1, 1001, 0, ACK | PAC_TCP_ECE, 7));
+    CHECK_IN_FLIGHT(pac, 8760 + 3 * MSS);
+
+    /* A new ACK of flow 1 does not fit and waits. */
+    CHECK_HELD(tx(pac, AT(8), 1, 2461, 0, ACK, 8));
+
+    /* A duplicate on a flow with held packets keeps its place in line. */
+    CHECK_HELD(tx(pac, AT(9), 0, 4381, 0, ACK, 9));
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 3);
+    PAC_CHECK_EQ(st.stale_drops, 0);
+    PAC_CHECK_EQ(st.tx_passed, 7);
+    CHECK_N_EMITTED(0);
+    end_pac();
+    CHECK_N_EMITTED(3);
+}
+
+/* A flow is never reordered: a segment of a flow with held packets is
+ * queued behind them even if it would fit. */
+static void
+test_no_reorder(void)
+{
+    uint64_t room = max_payload(10000);
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx_data(pac, AT(0), 0, 1, 5000);
+    CHECK_PASS(tx(pac, AT(1), 0, 1001, 0, ACK, 0));    /* 1460 */
+    CHECK_PASS(tx(pac, AT(2), 0, 3001, 0, ACK, 1));    /* 5460 */
+    CHECK_PASS(tx(pac, AT(3), 0, 5001, 0, ACK, 2));    /* 9460 */
+    rx_data(pac, AT(4), 0, 5001, 2000);                /* 7460 */
+    CHECK_HELD(tx(pac, AT(5), 0, 7001, 0, ACK, 3));    /* +4000 */
+
+    /* A FIN: trigger 0, it would fit, but it must follow packet 3. */
+    CHECK_HELD(tx(pac, AT(6), 0, 7001, 0, ACK | PAC_TCP_FIN, 4));
+    PAC_CHECK_EQ(get_stats(pac).held, 2);
+    CHECK_IN_FLIGHT(pac, 7460);
+    CHECK_N_EMITTED(0);
+
+    rx_data(pac, AT(7), 0, 7001, 7460 - (room - 4000));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(0, 3);
+    CHECK_RELEASED(1, 4);
+    CHECK_IN_FLIGHT(pac, room);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    end_pac();
+}
+
+/* An RST from the VM sends the flow's held packets first (before pac_tx()
+ * returns PAC_PASS for the RST) and removes the flow. */
+static void
+test_rst_from_vm(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
+    CHECK_PASS(tx(pac, AT(1), 0, 1, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(2), 0, 1461, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(3), 0, 2921, 0, ACK, 3));
+    PAC_CHECK_EQ(n_flows(pac), 2);
+
+    CHECK_PASS(tx(pac, AT(4), 0, 2921, 0, ACK | PAC_TCP_RST, 4));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(0, 2);
+    CHECK_RELEASED(1, 3);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 0);
+    PAC_CHECK_EQ(st.flows, 1);
+    PAC_CHECK_EQ(st.flows_closed, 1);
+    PAC_CHECK_EQ(st.released[PAC_REL_FLUSH], 2);
+    PAC_CHECK_EQ(n_flows(pac), 1);
+    PAC_CHECK(!get_flow(pac, 0, &info));
+    end_pac();
+    CHECK_N_EMITTED(2);
+}
+
+/* Section III-D: a stale ACK drops the held pure ACKs that the newest held
+ * one supersedes, moves the flow to level 0 and to slow start, and keeps
+ * the rest in order. */
+static void
+test_stale_ack(void)
+{
+    uint64_t room = max_payload(10000);
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Flow 0 has received 20000 bytes (level 1), one CE-marked. */
+    rx(pac, AT(0), 0, 1, 20000, ACK, PAC_ECN_CE);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 1);
+    PAC_CHECK(!info.slow_start);
+
+    CHECK_PASS(request(pac, AT(1), 1, 1, 0));          /* 14600 */
+    CHECK_PASS(tx(pac, AT(2), 0, 0, 0, ACK, 1));       /* Base: 16060. */
+    CHECK_HELD(tx(pac, AT(3), 0, 1000, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(4), 0, 2000, 0, ACK, 3));
+    CHECK_HELD(tx(pac, AT(5), 0, 3000, 0, ACK, 4));
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 3);
+    PAC_CHECK_EQ(st.held_per_level[1], 3);
+
+    /* The VM repeats ACK 2000. */
+    CHECK_HELD(tx(pac, AT(6), 0, 2000, 0, ACK, 5));
+    CHECK_N_EMITTED(2);
+    CHECK_EMIT(0, 2, PAC_EMIT_DROP_STALE);
+    CHECK_EMIT(1, 3, PAC_EMIT_DROP_STALE);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.stale_drops, 2);
+    PAC_CHECK_EQ(st.stale_events, 1);
+    PAC_CHECK_EQ(st.held, 2);
+    PAC_CHECK_EQ(st.held_per_level[0], 2);
+    PAC_CHECK_EQ(st.held_per_level[1], 0);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 0);
+    PAC_CHECK(info.slow_start);
+    PAC_CHECK_EQ(info.held, 2);
+    CHECK_IN_FLIGHT(pac, 16060);
+
+    /* ACK 3000: 2 * 3000 in slow start. */
+    rx_data(pac, AT(7), 1, 1, 16060 - (room - 6000));
+    CHECK_N_EMITTED(3);
+    CHECK_RELEASED(2, 4);
+    CHECK_IN_FLIGHT(pac, room);
+
+    /* Then, once flow 0's data has come, the duplicate: one MSS. */
+    rx_data(pac, AT(8), 0, 20001, MSS + 6000);
+    CHECK_N_EMITTED(4);
+    CHECK_RELEASED(3, 5);
+    CHECK_IN_FLIGHT(pac, room - MSS - 6000 + MSS);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 0);
+    PAC_CHECK_EQ(st.released[PAC_REL_FIT], 2);
+    end_pac();
+    CHECK_N_EMITTED(4);
+}
+
+/* Section III-D: data segments (requests, FIN, data) are never dropped,
+ * only pure ACKs superseded by a newer held pure ACK. */
+static void
+test_stale_keeps_data(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx_data(pac, AT(0), 0, 1, 500);
+    CHECK_PASS(request(pac, AT(1), 1, 1, 0));          /* 14600 */
+    CHECK_PASS(tx(pac, AT(2), 0, 1, 0, ACK, 1));       /* Base. */
+    CHECK_HELD(tx(pac, AT(3), 0, 501, 100, ACK, 2));   /* Request. */
+    CHECK_HELD(tx(pac, AT(4), 0, 1000, 0, ACK, 3));    /* Pure ACK. */
+    CHECK_HELD(tx(pac, AT(5), 0, 1000, 200, ACK, 4));  /* Data. */
+    CHECK_HELD(tx(pac, AT(6), 0, 2000, 0, ACK | PAC_TCP_FIN, 5));
+    CHECK_HELD(tx(pac, AT(7), 0, 3000, 0, ACK, 6));    /* Pure ACK. */
+    CHECK_HELD(tx(pac, AT(8), 0, 1000, 0, ACK, 7));    /* Stale. */
+
+    CHECK_N_EMITTED(1);
+    CHECK_EMIT(0, 3, PAC_EMIT_DROP_STALE);
+    PAC_CHECK_EQ(get_stats(pac).stale_drops, 1);
+    PAC_CHECK_EQ(get_stats(pac).held, 5);
+
+    pac_flush(pac, rec_emit, NULL);
+    CHECK_N_EMITTED(6);
+    CHECK_RELEASED(1, 2);
+    CHECK_RELEASED(2, 4);
+    CHECK_RELEASED(3, 5);
+    CHECK_RELEASED(4, 6);
+    CHECK_RELEASED(5, 7);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_FLUSH], 5);
+    end_pac();
+    CHECK_N_EMITTED(6);
+}
+
+/* A stale ACK with no newer held pure ACK drops nothing, but still counts
+ * as an event and moves the flow up. */
+static void
+test_stale_without_newer(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(1), 1, 1, 0));
+    CHECK_PASS(tx(pac, AT(2), 0, 1, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(3), 0, 3000, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(4), 0, 3000, 0, ACK, 3));    /* Equal: stale. */
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.stale_events, 1);
+    PAC_CHECK_EQ(st.stale_drops, 0);
+    PAC_CHECK_EQ(st.held, 2);
+    CHECK_N_EMITTED(0);
+    end_pac();
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(0, 2);
+    CHECK_RELEASED(1, 3);
+}
+
+/* Regression: a duplicate SYN-ACK (or any segment that would move rcv_nxt
+ * backwards) does not change in_flight; pac_rx() once credited
+ * 'outstanding - flow_outstanding(f)' as uint32_t, which wrapped and
+ * zeroed the whole instance's in_flight. */
+static void
+test_dup_synack_keeps_in_flight(void)
+{
+    struct pac_config cfg;
+    struct pac_segment s;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* Flow 1: IW. */
+    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
+    CHECK_PASS(tx_at(pac, AT(0), &s, 1));
+    rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(tx(pac, AT(100), 0, 5001, 100, ACK, 2)); /* Flow 0: IW. */
+    CHECK_IN_FLIGHT(pac, 2 * IW);
+    rx_data(pac, AT(200), 0, 5001, 1000);
+    CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
+
+    /* The peer's SYN-ACK again (a retransmission or a duplicate). */
+    rx(pac, AT(210), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
+    end_pac();
+}
+
+/* Regression: when the state changes at the start of a pac_tx() call (here
+ * the silence reset) so that held packets and the new one all fit, the new
+ * one is passed (PAC_PASS, after the older ones are emitted), never emitted
+ * by the call that returns PAC_HELD for it. */
+static void
+test_tx_own_packet_not_emitted(void)
+{
+    struct pac_config cfg;
+    enum pac_verdict v;
+    struct pac *pac;
+
+    pac_config_init(&cfg);
+    cfg.base_rtt_us = 1000;
+    cfg.threshold = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 9, 1, 0));          /* IW */
+    rx(pac, AT(1), 0, 1, 0, ACK, PAC_ECN_ECT0);
+    CHECK_PASS(tx(pac, AT(1), 0, 1, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(1), 0, 1461, 0, ACK, 2));
+    rx(pac, AT(1), 1, 1, 0, ACK, PAC_ECN_ECT0);
+    CHECK_PASS(tx(pac, AT(1), 1, 1, 0, ACK, 3));
+    CHECK_N_EMITTED(0);
+
+    /* 8 base RTTs without data: in_flight is reset at the start of this
+     * call, so flow 0's ACK and this one both fit. */
+    v = tx(pac, AT(8000), 1, 1461, 0, ACK, 4);
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 1);
+    PAC_CHECK_EQ(v, PAC_PASS);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 2);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    end_pac();
+}
+
+int
+main(void)
+{
+    PAC_RUN_TEST(test_rx_lowers_in_flight);
+    PAC_RUN_TEST(test_rx_credit_per_flow);
+    PAC_RUN_TEST(test_ack_trigger_slow_start);
+    PAC_RUN_TEST(test_ack_trigger_congestion_avoidance);
+    PAC_RUN_TEST(test_ack_trigger_ca_window);
+    PAC_RUN_TEST(test_ecn_off_keeps_slow_start);
+    PAC_RUN_TEST(test_data_to_busy_peer);
+    PAC_RUN_TEST(test_hold_and_release);
+    PAC_RUN_TEST(test_empty_pipe_admits_anything);
+    PAC_RUN_TEST(test_request_window_trigger);
+    PAC_RUN_TEST(test_request_learned_window);
+    PAC_RUN_TEST(test_request_small_burst);
+    PAC_RUN_TEST(test_handshake_vm_server);
+    PAC_RUN_TEST(test_request_window_pending);
+    PAC_RUN_TEST(test_handshake_held_synack);
+    PAC_RUN_TEST(test_handshake_vm_client);
+    PAC_RUN_TEST(test_dup_ack_passes);
+    PAC_RUN_TEST(test_no_reorder);
+    PAC_RUN_TEST(test_rst_from_vm);
+    PAC_RUN_TEST(test_stale_ack);
+    PAC_RUN_TEST(test_stale_keeps_data);
+    PAC_RUN_TEST(test_stale_without_newer);
+    PAC_RUN_TEST(test_dup_synack_keeps_in_flight);
+    PAC_RUN_TEST(test_tx_own_packet_not_emitted);
+    drop_pac();
+    PAC_TEST_MAIN_END;
+}

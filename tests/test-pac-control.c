@@ -1,0 +1,578 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Unit tests of PAC's control loops (paper sections III-B and III-C):
+ * threshold control from ECN marks (eq. 2), deviation correction of the
+ * in-flight estimate (eq. 6), the reset after silence, and the per-flow
+ * inference of the end of slow start.
+ *
+ * These tests use a base RTT of 1000 us and no held ACKs, so that the
+ * control interval is exactly 1000 us; each interval is ended by a
+ * pac_run() at its exact end, so that its duration is exactly 1000 us. */
+
+#include "pac.h"
+
+#include "pac-test-seg.h"
+
+#define IV 1000                 /* Control interval, us. */
+
+static void
+control_config(struct pac_config *cfg)
+{
+    pac_config_init(cfg);
+    cfg->base_rtt_us = IV;
+}
+
+/* Sends 'n' segments of 'len' bytes on 'flow' during control interval 'k'
+ * (which starts at AT(k * IV)), the first 'n_ce' of them CE-marked, then
+ * ends the interval.  '*seq' is the flow's next sequence number. */
+static void
+interval(struct pac *pac, int k, int flow, uint32_t *seq, int n, int n_ce,
+         uint32_t len)
+{
+    for (int i = 0; i < n; i++) {
+        rx(pac, AT(k * IV + 1 + i), flow, *seq, len, ACK,
+           i < n_ce ? PAC_ECN_CE : PAC_ECN_ECT0);
+        *seq += len;
+    }
+    run(pac, AT((k + 1) * IV));
+}
+
+/* Eq. (2) as implemented: threshold * (1 - alpha / 2) in double precision,
+ * truncated, no lower than two default MSS. */
+static uint64_t
+reduced(uint64_t threshold, int n_ce, int n)
+{
+    double alpha = (double) n_ce / n;
+    uint64_t t = (uint64_t) (threshold * (1 - alpha / 2));
+
+    return t > 2 * MSS ? t : 2 * MSS;
+}
+
+/* Eq. (2): after an interval with a fraction alpha of CE-marked packets the
+ * threshold is multiplied by (1 - alpha / 2); after a clean one it doubles,
+ * up to cfg.threshold. */
+static void
+test_threshold_ecn(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    uint64_t t1, t2, t3;
+    uint32_t seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.control_interval_us, IV);
+    PAC_CHECK_EQ(st.threshold, 96000);
+
+    /* The threshold only changes at the end of the interval. */
+    for (int i = 0; i < 10; i++) {
+        rx(pac, AT(1 + i), 0, seq, 100, ACK,
+           i < 3 ? PAC_ECN_CE : PAC_ECN_ECT0);
+        seq += 100;
+    }
+    PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+    run(pac, AT(IV - 1));
+    PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+    run(pac, AT(IV));
+
+    /* alpha = 3/10. */
+    t1 = reduced(96000, 3, 10);
+    PAC_CHECK(t1 == 81599 || t1 == 81600);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.threshold, t1);
+    PAC_CHECK_EQ(st.alpha_permille, 300);
+    PAC_CHECK_EQ(st.rx_ce, 3);
+
+    /* alpha = 1: halved. */
+    interval(pac, 1, 0, &seq, 4, 4, 100);
+    t2 = reduced(t1, 4, 4);
+    PAC_CHECK_EQ(t2, t1 / 2);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.threshold, t2);
+    PAC_CHECK_EQ(st.alpha_permille, 1000);
+
+    /* alpha = 1/4. */
+    interval(pac, 2, 0, &seq, 4, 1, 100);
+    t3 = reduced(t2, 1, 4);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.threshold, t3);
+    PAC_CHECK_EQ(st.alpha_permille, 250);
+
+    /* Clean intervals (with or without traffic) double it, never above
+     * cfg.threshold. */
+    interval(pac, 3, 0, &seq, 2, 0, 100);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.threshold, 2 * t3);
+    PAC_CHECK_EQ(st.alpha_permille, 0);
+    PAC_CHECK(4 * t3 > 96000);
+    interval(pac, 4, 0, &seq, 0, 0, 100);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+    interval(pac, 5, 0, &seq, 3, 0, 100);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+    end_pac();
+}
+
+/* The reduced threshold governs holding. */
+static void
+test_threshold_ecn_holds(void)
+{
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.threshold = 20000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    interval(pac, 0, 0, &seq, 2, 2, 100);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 10000);
+
+    /* Base ACK (1460), then 2920 + 2920 fit 10000, the next does not. */
+    CHECK_PASS(tx(pac, AT(IV + 1), 1, 1, 0, ACK, 0));
+    CHECK_PASS(tx(pac, AT(IV + 2), 1, 1461, 0, ACK, 1));
+    CHECK_PASS(tx(pac, AT(IV + 3), 1, 2921, 0, ACK, 2));
+    CHECK_IN_FLIGHT(pac, 7300);
+    CHECK_HELD(tx(pac, AT(IV + 4), 1, 4381, 0, ACK, 3));
+
+    /* A clean interval doubles it back, which releases the ACK. */
+    run(pac, AT(2 * IV));
+    PAC_CHECK_EQ(get_stats(pac).threshold, 20000);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 3);
+    end_pac();
+}
+
+/* The threshold never falls below two default MSS. */
+static void
+test_threshold_floor(void)
+{
+    static const uint64_t down[] = {
+        48000, 24000, 12000, 6000, 3000, 2920, 2920
+    };
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+    int k = 0;
+
+    control_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    for (int i = 0; i < 7; i++, k++) {
+        interval(pac, k, 0, &seq, 1, 1, 100);
+        PAC_CHECK_EQ(get_stats(pac).threshold, down[i]);
+    }
+    for (uint64_t t = 2 * 2920; t < 96000; t *= 2, k++) {
+        interval(pac, k, 0, &seq, 1, 0, 100);
+        PAC_CHECK_EQ(get_stats(pac).threshold, t);
+    }
+    interval(pac, k, 0, &seq, 1, 0, 100);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+    end_pac();
+}
+
+/* With ECN off, CE marks do not change the threshold. */
+static void
+test_threshold_ecn_off(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    uint32_t seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.ecn = false;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    for (int k = 0; k < 3; k++) {
+        interval(pac, k, 0, &seq, 4, 4, 100);
+        st = get_stats(pac);
+        PAC_CHECK_EQ(st.threshold, 96000);
+        PAC_CHECK_EQ(st.alpha_permille, 0);
+    }
+    PAC_CHECK_EQ(get_stats(pac).rx_ce, 12);
+    end_pac();
+}
+
+/* The filters of end_interval(), mirrored: BW_S and in_flight_S are
+ * exponential filters with gain 1/4, updated after the correction check.
+ * BW is in bytes per microsecond. */
+struct mirror {
+    double bw_s;
+    double if_s;
+};
+
+static void
+mirror_update(struct mirror *m, double bw, uint64_t in_flight_now)
+{
+    m->bw_s += (bw - m->bw_s) / 4;
+    m->if_s += (in_flight_now - m->if_s) / 4;
+}
+
+/* Runs the deviation-correction scenario: a request puts 1000 * MSS in
+ * flight (sent before the flow received anything, so that no flow's share
+ * is involved: see test-pac-bugs.c for one that is), 'n_steady' intervals
+ * receive 10 x 1000 bytes each, then one
+ * interval receives 'n_last' x 1000 bytes, 'n_ce' of them CE-marked.
+ * Stores in '*expected' what eq. (6) as implemented leaves in_flight at,
+ * and in '*corrected' whether it corrects. */
+static struct pac *
+correction_run(int n_steady, int n_last, int n_ce, uint64_t *expected,
+               bool *corrected)
+{
+    struct mirror m = { 0, 0 };
+    struct pac_config cfg;
+    uint64_t expect = 1000 * MSS;
+    uint32_t seq = 1;
+    struct pac *pac;
+    int k;
+
+    control_config(&cfg);
+    cfg.init_window_segs = 1000;
+    pac = make_pac(&cfg);
+    if (!pac || tx(pac, AT(0), 9, 1, 100, ACK, 0) != PAC_PASS
+        || in_flight(pac) != expect) {
+        return NULL;
+    }
+    for (k = 0; k < n_steady; k++) {
+        interval(pac, k, 9, &seq, 10, 0, 1000);
+        expect -= 10000;
+        if (in_flight(pac) != expect || get_stats(pac).corrections) {
+            return NULL;
+        }
+        mirror_update(&m, 10000.0 / IV, expect);
+    }
+
+    interval(pac, k, 9, &seq, n_last, n_ce, 1000);
+    expect -= n_last * 1000;
+    {
+        double bw = n_last * 1000.0 / IV;
+        double alpha = (double) n_ce / n_last;
+
+        *corrected = false;
+        if (m.bw_s > 0 && bw <= m.bw_s * (800 / 1000.0)) {
+            double target = m.if_s * bw / (m.bw_s * (1 - alpha / 2));
+
+            if (target < expect) {
+                expect = (uint64_t) target;
+                *corrected = true;
+            }
+        }
+    }
+    *expected = expect;
+    return pac;
+}
+
+/* Eq. (6) does not apply within a drain time (lib/pac.c, dry_time()) of
+ * a window trigger: a drop in throughput then is the answer's round trip.
+ * Here the drop comes 4 ms after the request, dry_time() is 13.6 ms. */
+static void
+test_deviation_not_after_window(void)
+{
+    uint64_t expected;
+    bool corrected;
+    struct pac *pac;
+
+    pac = correction_run(3, 2, 0, &expected, &corrected);
+    PAC_CHECK(pac);
+    PAC_CHECK(corrected);               /* By eq. (6) alone. */
+    CHECK_IN_FLIGHT(pac, 1000 * MSS - 32000);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
+    end_pac();
+}
+
+/* Eq. (6) after the filters have converged, without ECN marks. */
+static void
+test_deviation_correction_converged(void)
+{
+    uint64_t expected;
+    bool corrected;
+    struct pac *pac;
+
+    pac = correction_run(20, 7, 0, &expected, &corrected);
+    PAC_CHECK(pac);
+    PAC_CHECK(corrected);
+    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 1);
+    end_pac();
+}
+
+/* With heavy marking the same drop is not blamed on the estimate: the
+ * corrected value would be higher than in_flight, which is kept. */
+static void
+test_deviation_correction_alpha(void)
+{
+    uint64_t expected;
+    bool corrected;
+    struct pac *pac;
+
+    pac = correction_run(20, 7, 7, &expected, &corrected);
+    PAC_CHECK(pac);
+    PAC_CHECK(!corrected);
+    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK_EQ(expected, 1000 * MSS - 207000);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
+    PAC_CHECK_EQ(get_stats(pac).alpha_permille, 1000);
+    end_pac();
+
+    /* Half marked: still a correction, by a smaller factor. */
+    pac = correction_run(20, 6, 3, &expected, &corrected);
+    PAC_CHECK(pac);
+    PAC_CHECK(corrected);
+    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 1);
+    end_pac();
+}
+
+/* A drop to just above lambda * BW_S corrects nothing. */
+static void
+test_deviation_no_correction(void)
+{
+    uint64_t expected;
+    bool corrected;
+    struct pac *pac;
+
+    pac = correction_run(20, 8, 0, &expected, &corrected);
+    PAC_CHECK(pac);
+    PAC_CHECK(!corrected);
+    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
+    end_pac();
+}
+
+/* No data at all for max(1 ms, 8 base RTTs) with in_flight > 0: in_flight
+ * is reset to 0. */
+static void
+test_silence_reset(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    control_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    CHECK_IN_FLIGHT(pac, IW);
+    for (int k = 1; k < 8; k++) {
+        PAC_CHECK(pac_next_wakeup(pac) <= AT(k * IV));
+        if (k == 4) {
+            /* A segment without payload is no data. */
+            rx(pac, AT(3500), 0, 1, 0, ACK, PAC_ECN_ECT0);
+        }
+        run(pac, AT(k * IV));
+        CHECK_IN_FLIGHT(pac, IW);
+    }
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 0);
+    run(pac, AT(8 * IV));
+    CHECK_IN_FLIGHT(pac, 0);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.silence_resets, 1);
+
+    /* Nothing in flight or held: only the flow scan is due. */
+    PAC_CHECK(pac_next_wakeup(pac) == AT(1000000));
+
+    /* A new request counts its window as usual. */
+    CHECK_PASS(request(pac, AT(8 * IV + 1), 1, 1, 1));
+    CHECK_IN_FLIGHT(pac, IW);
+    end_pac();
+}
+
+/* Short RTTs: the reset still waits at least 1 ms. */
+static void
+test_silence_reset_min(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.base_rtt_us = 50;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    for (int t = 50; t < 1000; t += 50) {
+        run(pac, AT(t));
+        CHECK_IN_FLIGHT(pac, IW);
+    }
+    run(pac, AT(1000));
+    CHECK_IN_FLIGHT(pac, 0);
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 1);
+    end_pac();
+}
+
+/* Data restarts the silence clock. */
+static void
+test_silence_reset_data(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    control_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    for (int k = 1; k <= 12; k++) {
+        if (k == 5) {
+            rx_data(pac, AT(4500), 0, 1, 100);
+        }
+        run(pac, AT(k * IV));
+        CHECK_IN_FLIGHT(pac, k < 5 ? IW : IW - 100);
+    }
+    run(pac, AT(13 * IV));
+    CHECK_IN_FLIGHT(pac, 0);
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 1);
+    end_pac();
+}
+
+/* Section III-C: two consecutive per-flow intervals whose received rate
+ * fell to lambda times the previous one or less end slow start. */
+static void
+test_slow_start_inference(void)
+{
+    static const int pkts_per_iv[] = { 10, 5, 3 };
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Per-flow intervals start at the flow's first data, AT(10). */
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < pkts_per_iv[k]; i++) {
+            rx_data(pac, AT(10 + k * IV + 10 * i), 0, seq, 1000);
+            seq += 1000;
+            GET_FLOW(pac, 0, &info);
+            PAC_CHECK(info.slow_start);
+        }
+    }
+    /* The first segment of the fourth interval closes the third: 3000 <=
+     * 0.8 * 5000, the second slowdown in a row. */
+    rx_data(pac, AT(10 + 3 * IV), 0, seq, 1000);
+    seq += 1000;
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(!info.slow_start);
+
+    /* A request after 250 ms of idleness (Linux: an RTO, at least 200 ms)
+     * restarts slow start; one after less does not. */
+    CHECK_PASS(tx(pac, AT(10 + 3 * IV + 249999), 0, seq, 100, ACK, 0));
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(!info.slow_start);
+    rx_data(pac, AT(500000), 0, seq, 100);
+    seq += 100;
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(!info.slow_start);
+    CHECK_PASS(tx(pac, AT(750000), 0, seq, 100, ACK, 1));
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(info.slow_start);
+    end_pac();
+}
+
+/* Slowdowns must be consecutive. */
+static void
+test_slow_start_inference_consecutive(void)
+{
+    static const int pkts_per_iv[] = { 10, 5, 6, 4, 5 };
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    for (int k = 0; k < 5; k++) {
+        for (int i = 0; i < pkts_per_iv[k]; i++) {
+            rx_data(pac, AT(10 + k * IV + 10 * i), 0, seq, 1000);
+            seq += 1000;
+        }
+    }
+    rx_data(pac, AT(10 + 5 * IV), 0, seq, 1000);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK(info.slow_start);
+    end_pac();
+}
+
+/* Regression: eq. (2)'s floor of two default MSS never lifts the
+ * threshold above cfg.threshold (the buffer), e.g. with jumbo frames. */
+static void
+test_threshold_floor_jumbo(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    pac_config_init(&cfg);
+    cfg.base_rtt_us = 1000;
+    cfg.threshold = 3000;
+    cfg.default_mss = 9000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx(pac, AT(1), 0, 1, 100, ACK, PAC_ECN_CE);
+    run(pac, AT(1000));
+    PAC_CHECK_EQ(get_stats(pac).alpha_permille, 1000);
+    PAC_CHECK(get_stats(pac).threshold <= 3000);
+    end_pac();
+}
+
+/* Regression: time may start at 0 ("microseconds from any fixed origin",
+ * pac.h); a silence that starts at time 0 is measured from time 0 (it once
+ * used silent_since == 0 for "not silent", one interval late). */
+static void
+test_silence_time_origin_zero(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    pac_config_init(&cfg);
+    cfg.base_rtt_us = 1000;
+    drop_pac();
+    rec_reset();
+    pac = cur_pac = pac_create(&cfg, 0);
+    PAC_CHECK(pac);
+
+    rx(pac, 0, 0, 1, 0, ACK, PAC_ECN_ECT0);
+    CHECK_PASS(tx(pac, 0, 0, 1, 100, ACK, 0));
+    CHECK_IN_FLIGHT(pac, IW);
+    for (uint64_t t = 1000; t < 8000; t += 1000) {
+        run(pac, t);
+        CHECK_IN_FLIGHT(pac, IW);
+    }
+    run(pac, 8000);
+    CHECK_IN_FLIGHT(pac, 0);
+    end_pac();
+}
+
+int
+main(void)
+{
+    PAC_RUN_TEST(test_threshold_ecn);
+    PAC_RUN_TEST(test_threshold_ecn_holds);
+    PAC_RUN_TEST(test_threshold_floor);
+    PAC_RUN_TEST(test_threshold_ecn_off);
+    PAC_RUN_TEST(test_threshold_floor_jumbo);
+    PAC_RUN_TEST(test_deviation_not_after_window);
+    PAC_RUN_TEST(test_deviation_correction_converged);
+    PAC_RUN_TEST(test_deviation_correction_alpha);
+    PAC_RUN_TEST(test_deviation_no_correction);
+    PAC_RUN_TEST(test_silence_reset);
+    PAC_RUN_TEST(test_silence_reset_min);
+    PAC_RUN_TEST(test_silence_reset_data);
+    PAC_RUN_TEST(test_silence_time_origin_zero);
+    PAC_RUN_TEST(test_slow_start_inference);
+    PAC_RUN_TEST(test_slow_start_inference_consecutive);
+    drop_pac();
+    PAC_TEST_MAIN_END;
+}

@@ -1,0 +1,770 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Unit tests of the release order of held packets: the MLFQ (paper section
+ * III-D: strict priority between levels, per-flow round robin within a
+ * level, demotion by received bytes), the max_hold timers, the held-packet
+ * cap, pac_flush() and pac_destroy().
+ *
+ * Most tests hold slow-start ACKs of 1 MSS (trigger 2 MSS = 2920 bytes)
+ * behind a "filler" request on another flow, and then let data in: the
+ * filler's answer, and each released ACK's own data, on its own flow. */
+
+#include "pac.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "pac-test-seg.h"
+
+#define MIN(A, B) ((A) < (B) ? (A) : (B))
+
+/* Returns the index in 'rec' of packet 'pkt', or -1 unless it was emitted
+ * exactly once and with PAC_EMIT_RELEASE. */
+static int
+released_at(int pkt)
+{
+    int at = -1;
+
+    for (size_t i = 0; i < n_rec; i++) {
+        if (rec[i].pkt == pkt) {
+            if (at >= 0 || rec[i].emit != PAC_EMIT_RELEASE) {
+                return -1;
+            }
+            at = (int) i;
+        }
+    }
+    return at;
+}
+
+/* Checks that packets A and B were each released once, A first. */
+#define CHECK_RELEASED_BEFORE(A, B)                                     \
+    do {                                                                \
+        PAC_CHECK(released_at(A) >= 0);                                 \
+        PAC_CHECK(released_at(B) >= 0);                                 \
+        PAC_CHECK(released_at(A) < released_at(B));                     \
+    } while (0)
+
+/* Threshold 30000 (ROOM payload bytes) and IW 20 segments: one request
+ * (FILL bytes) is more than the threshold admits, so that everything else
+ * waits behind it. */
+#define ROOM 28703
+#define FILL (20 * MSS)
+
+static void
+sched_config(struct pac_config *cfg)
+{
+    test_config(cfg);
+    cfg->threshold = 30000;
+    cfg->init_window_segs = 20;
+}
+
+/* A flow that has received >= 20000 bytes is at level 1; level 0 is served
+ * first. */
+static void
+test_mlfq_priority(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac_stats st;
+    uint32_t a, b;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(max_payload(30000), ROOM);
+
+    rx_data(pac, AT(0), 3, 1, 19999);
+    GET_FLOW(pac, 3, &info);
+    PAC_CHECK_EQ(info.level, 0);
+    rx_data(pac, AT(0), 3, 20000, 1);
+    GET_FLOW(pac, 3, &info);
+    PAC_CHECK_EQ(info.level, 1);
+    PAC_CHECK_EQ(info.rx_bytes, 20000);
+
+    b = ack_flow(pac, AT(1), 1, 20000, 0);
+    GET_FLOW(pac, 1, &info);
+    PAC_CHECK_EQ(info.level, 1);
+    a = ack_flow(pac, AT(2), 0, 1000, 1);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 0);
+    CHECK_IN_FLIGHT(pac, 0);
+
+    CHECK_PASS(request(pac, AT(3), 2, 1, 2));
+    CHECK_IN_FLIGHT(pac, FILL);
+    CHECK_HELD(tx(pac, AT(4), 1, b, 0, ACK, 3));       /* Level 1. */
+    CHECK_HELD(tx(pac, AT(5), 0, a, 0, ACK, 4));       /* Level 0. */
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 2);
+    PAC_CHECK_EQ(st.held_per_level[0], 1);
+    PAC_CHECK_EQ(st.held_per_level[1], 1);
+
+    rx_data(pac, AT(6), 2, 1, FILL - (ROOM - 2920));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 4);
+    CHECK_IN_FLIGHT(pac, ROOM);
+    rx_data(pac, AT(7), 0, a, 2920);
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 3);
+    CHECK_IN_FLIGHT(pac, ROOM);
+    end_pac();
+}
+
+/* Strict priority: a level-1 ACK that fits still waits while a level-0
+ * packet waits. */
+static void
+test_mlfq_strict(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t b;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    b = ack_flow(pac, AT(0), 1, 20000, 0);
+    rx_data(pac, AT(0), 1, b, 2 * MSS);
+    CHECK_PASS(tx(pac, AT(1), 1, b, 0, ACK, 1));       /* 2920 */
+    CHECK_HELD(request(pac, AT(2), 0, 1, 2));          /* + FILL */
+    CHECK_HELD(tx(pac, AT(3), 1, b + MSS, 0, ACK, 3)); /* Fits. */
+    CHECK_N_EMITTED(0);
+    CHECK_IN_FLIGHT(pac, 2920);
+
+    rx_data(pac, AT(4), 1, b + 2 * MSS, 2920);         /* 0 */
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 2);
+    CHECK_IN_FLIGHT(pac, FILL);
+
+    rx_data(pac, AT(5), 0, 1, FILL - (ROOM - 2920) - 1);
+    CHECK_N_EMITTED(1);
+    rx_data(pac, AT(6), 0, FILL - (ROOM - 2920), 1);
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 3);
+    CHECK_IN_FLIGHT(pac, ROOM);
+    end_pac();
+}
+
+/* Within a level, per-flow round robin: A B A B A B, as data comes in. */
+static void
+test_mlfq_round_robin(void)
+{
+    static const int order[] = { 3, 6, 4, 7, 5, 8 };
+    struct pac_config cfg;
+    uint32_t seq[2], data[2];
+    struct pac *pac;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Flows 0 and 1 have received 3 MSS each that they have not
+     * acknowledged yet. */
+    for (int f = 0; f < 2; f++) {
+        seq[f] = ack_flow(pac, AT(0), f, MSS, f);
+        rx_data(pac, AT(0), f, seq[f], 2 * MSS);
+        data[f] = seq[f] + 2 * MSS;
+    }
+    CHECK_IN_FLIGHT(pac, 0);
+    CHECK_PASS(request(pac, AT(1), 2, 1, 2));
+
+    for (int f = 0; f < 2; f++) {
+        for (int i = 0; i < 3; i++) {
+            CHECK_HELD(tx(pac, AT(2), f, seq[f] + i * MSS, 0, ACK,
+                          3 + 3 * f + i));
+        }
+    }
+    PAC_CHECK_EQ(get_stats(pac).held, 6);
+    PAC_CHECK_EQ(get_stats(pac).held_per_level[0], 6);
+    PAC_CHECK_EQ(get_stats(pac).max_held_seen, 6);
+
+    /* The filler's answer makes room for one ACK; then each ACK's data
+     * makes room for the next. */
+    rx_data(pac, AT(10), 2, 1, FILL - (ROOM - 2920));
+    for (int i = 0; i < 6; i++) {
+        int f = i % 2;
+
+        if (i) {
+            int prev = !f;
+
+            rx_data(pac, AT(10 + i), prev, data[prev], 2920);
+            data[prev] += 2920;
+        }
+        CHECK_N_EMITTED(i + 1);
+        CHECK_RELEASED(i, order[i]);
+        CHECK_IN_FLIGHT(pac, ROOM);
+    }
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_FIT], 6);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    end_pac();
+}
+
+/* A flow demoted while it has held packets moves with them. */
+static void
+test_mlfq_demotion_moves_held(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac_stats st;
+    uint32_t a, b;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.level_bytes[0] = 5000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Flow 0 has received 1560 + 2000 bytes, 2000 not acknowledged. */
+    a = ack_flow(pac, AT(0), 0, 100, 0);
+    rx_data(pac, AT(0), 0, a, 2000);
+    CHECK_PASS(request(pac, AT(1), 2, 1, 1));          /* FILL */
+    CHECK_HELD(tx(pac, AT(2), 0, a, 0, ACK, 2));           /* 2920 */
+    CHECK_HELD(tx(pac, AT(3), 0, a + 2000, 0, ACK, 3));    /* 4000 */
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held_per_level[0], 2);
+
+    /* 1440 more bytes make 5000: level 1, with both ACKs. */
+    rx_data(pac, AT(4), 0, a + 2000, 1440);
+    CHECK_N_EMITTED(0);
+    CHECK_IN_FLIGHT(pac, FILL);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 2);
+    PAC_CHECK_EQ(st.held_per_level[0], 0);
+    PAC_CHECK_EQ(st.held_per_level[1], 2);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 1);
+    PAC_CHECK_EQ(info.held, 2);
+
+    /* A level-0 flow now goes first. */
+    b = ack_flow(pac, AT(5), 1, MSS, 4);
+    rx_data(pac, AT(5), 1, b, MSS);
+    CHECK_HELD(tx(pac, AT(6), 1, b, 0, ACK, 5));
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held_per_level[0], 1);
+    PAC_CHECK_EQ(st.held_per_level[1], 2);
+
+    rx_data(pac, AT(7), 2, 1, FILL - (ROOM - 2920));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 5);
+
+    /* Then flow 0's, as room is made. */
+    rx_data(pac, AT(8), 1, b + MSS, 2920);
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 2);
+    CHECK_IN_FLIGHT(pac, ROOM);
+    rx_data(pac, AT(9), 0, a + 3440, 2920);
+    CHECK_N_EMITTED(2);
+    rx_data(pac, AT(10), 2, 1 + FILL - (ROOM - 2920), 4000 - 2920);
+    CHECK_N_EMITTED(3);
+    CHECK_RELEASED(2, 3);
+    CHECK_IN_FLIGHT(pac, ROOM);
+    end_pac();
+}
+
+/* Four levels with custom thresholds: demotion by received bytes, and
+ * strict priority among all four. */
+static void
+test_mlfq_four_levels(void)
+{
+    static const uint32_t got[] = { 999, 1000, 5000, 12000 };
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.n_levels = 4;
+    cfg.level_bytes[0] = 1000;
+    cfg.level_bytes[1] = 5000;
+    cfg.level_bytes[2] = 10000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    for (int f = 0; f < 4; f++) {
+        rx_data(pac, AT(0), f, 1, got[f]);
+        GET_FLOW(pac, f, &info);
+        PAC_CHECK_EQ(info.level, f);    /* Flow 3 straight to level 3. */
+    }
+    rx_data(pac, AT(1), 4, 1, 4999);
+    GET_FLOW(pac, 4, &info);
+    PAC_CHECK_EQ(info.level, 1);
+    rx_data(pac, AT(1), 4, 5000, 1);
+    GET_FLOW(pac, 4, &info);
+    PAC_CHECK_EQ(info.level, 2);
+    rx_data(pac, AT(1), 4, 5001, 100000);
+    GET_FLOW(pac, 4, &info);
+    PAC_CHECK_EQ(info.level, 3);        /* Never beyond the last. */
+    CHECK_IN_FLIGHT(pac, 0);
+
+    /* Each flow's first ACK acknowledges nothing (one MSS); its second,
+     * 999 bytes for flow 0 and an MSS for the others. */
+    CHECK_PASS(request(pac, AT(10), 5, 1, 0));
+    for (int f = 3; f >= 0; f--) {
+        CHECK_PASS(tx(pac, AT(11), f, 1, 0, ACK, 4 - f));
+    }
+    CHECK_IN_FLIGHT(pac, FILL + 4 * MSS);
+    for (int f = 3; f >= 0; f--) {
+        CHECK_HELD(tx(pac, AT(12), f, 1 + MIN(got[f], MSS), 0, ACK,
+                      8 - f));
+    }
+    st = get_stats(pac);
+    for (int l = 0; l < 4; l++) {
+        PAC_CHECK_EQ(st.held_per_level[l], 1);
+    }
+
+    /* Room for all four: they go in level order. */
+    rx_data(pac, AT(20), 5, 1,
+            FILL + 4 * MSS - (ROOM - (999 + MSS) - (1000 + MSS) - 2 * 2920));
+    CHECK_N_EMITTED(4);
+    for (int i = 0; i < 4; i++) {
+        CHECK_RELEASED(i, 8 - i);
+    }
+    CHECK_IN_FLIGHT(pac, ROOM);
+    end_pac();
+}
+
+/* One level: everything is round robin. */
+static void
+test_mlfq_one_level(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.n_levels = 1;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx_data(pac, AT(0), 0, 1, 1000000);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 0);
+    CHECK_PASS(tx(pac, AT(1), 2, 1, 100, ACK, 0));
+    CHECK_PASS(tx(pac, AT(2), 0, 1, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(3), 0, 1461, 0, ACK, 2));
+    PAC_CHECK_EQ(get_stats(pac).held_per_level[0], 1);
+    end_pac();
+}
+
+/* max_hold: an ACK held max_hold_us is released by pac_run(), at the
+ * deadline that pac_next_wakeup() announces. */
+static void
+test_max_hold(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(cfg.max_hold_us, 20000);
+
+    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
+    CHECK_PASS(tx(pac, AT(0), 0, 1, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(100), 0, 1461, 0, ACK, 2));
+    CHECK_PASS(tx(pac, AT(200), 1, 1, 0, ACK, 3));
+    CHECK_HELD(tx(pac, AT(300), 1, 1461, 0, ACK, 4));
+    PAC_CHECK(pac_next_wakeup(pac) == AT(20100));
+
+    run(pac, AT(20099));
+    CHECK_N_EMITTED(0);
+    PAC_CHECK(pac_next_wakeup(pac) == AT(20100));
+    run(pac, AT(20100));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 2);
+    CHECK_IN_FLIGHT(pac, FILL + 2 * MSS + 2920);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.released[PAC_REL_MAX_HOLD], 1);
+    PAC_CHECK_EQ(st.released[PAC_REL_FIT], 0);
+    PAC_CHECK_EQ(st.held, 1);
+
+    PAC_CHECK(pac_next_wakeup(pac) == AT(20300));
+    run(pac, AT(20300));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 4);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.released[PAC_REL_MAX_HOLD], 2);
+    PAC_CHECK_EQ(st.held, 0);
+
+    /* Nothing held: the next deadline is the control interval (in_flight
+     * > 0), here at its 100 ms cap. */
+    PAC_CHECK(pac_next_wakeup(pac) == AT(100000));
+    end_pac();
+}
+
+/* The hold bound limits how long a flow waits for its next packet to
+ * leave (what the peer's retransmission timer measures): a packet's clock
+ * starts when it becomes its flow's oldest held packet.  A late pac_run()
+ * releases every flow head that is due, oldest first. */
+static void
+test_max_hold_late_run(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
+    CHECK_PASS(tx(pac, AT(0), 0, 1, 0, ACK, 1));
+    CHECK_PASS(tx(pac, AT(0), 1, 1, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(10), 1, 1461, 0, ACK, 3));
+    CHECK_HELD(tx(pac, AT(20), 0, 1461, 0, ACK, 4));
+    CHECK_HELD(tx(pac, AT(30), 1, 2921, 0, ACK, 5));
+    PAC_CHECK(pac_next_wakeup(pac) == AT(20010));
+
+    /* Only pac_run() runs the timers; an overdue wakeup is "now". */
+    CHECK_HELD(tx(pac, AT(40000), 0, 2921, 0, ACK, 6));
+    CHECK_N_EMITTED(0);
+    PAC_CHECK(pac_next_wakeup(pac) == AT(40000));
+
+    run(pac, AT(50000));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(0, 3);
+    CHECK_RELEASED(1, 4);
+
+    /* Packets 5 and 6 became their flows' heads at 50000. */
+    PAC_CHECK(pac_next_wakeup(pac) == AT(70000));
+    run(pac, AT(69999));
+    CHECK_N_EMITTED(2);
+    run(pac, AT(70000));
+    CHECK_N_EMITTED(4);
+    CHECK_RELEASED(2, 5);
+    CHECK_RELEASED(3, 6);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 4);
+    end_pac();
+}
+
+/* Requests use max_hold_trigger_us. */
+static void
+test_max_hold_trigger(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.max_hold_trigger_us = 50000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
+    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
+    CHECK_PASS(tx(pac, AT(20), 1, 1, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(30), 1, 1461, 0, ACK, 3));
+    PAC_CHECK(pac_next_wakeup(pac) == AT(20030));
+
+    run(pac, AT(20030));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 3);
+    PAC_CHECK(pac_next_wakeup(pac) == AT(50010));
+
+    run(pac, AT(50009));
+    CHECK_N_EMITTED(1);
+    run(pac, AT(50010));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 1);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 2);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
+    end_pac();
+}
+
+/* The default max_hold_trigger_us is 1 s. */
+static void
+test_max_hold_trigger_default(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
+    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
+    PAC_CHECK(pac_next_wakeup(pac) == AT(100000));     /* Interval. */
+    for (uint64_t t = 100000; t < 1000000; t += 100000) {
+        run(pac, AT(t));
+        CHECK_N_EMITTED(0);
+    }
+    PAC_CHECK(pac_next_wakeup(pac) <= AT(1000010));
+    run(pac, AT(1000009));
+    CHECK_N_EMITTED(0);
+    run(pac, AT(1000010));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    end_pac();
+}
+
+/* A packet behind a held request waits for it, then gets its own bound
+ * from the time it becomes the flow's head. */
+static void
+test_max_hold_behind_request(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.max_hold_trigger_us = 50000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
+    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
+    rx_data(pac, AT(15), 0, 1, 500);
+    CHECK_HELD(tx(pac, AT(20), 0, 501, 0, ACK, 2));
+    PAC_CHECK(pac_next_wakeup(pac) == AT(50010));
+
+    run(pac, AT(50010));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    PAC_CHECK(pac_next_wakeup(pac) == AT(70010));
+    run(pac, AT(70009));
+    CHECK_N_EMITTED(1);
+    run(pac, AT(70010));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 2);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.released[PAC_REL_MAX_HOLD], 2);
+    PAC_CHECK_EQ(st.held, 0);
+    end_pac();
+}
+
+/* The held-packet cap: holding one more first releases the flow head that
+ * has waited longest, an ACK rather than a window trigger while there is
+ * one; nothing is dropped. */
+static void
+test_held_cap(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.max_held = 4;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 9, 1, 0));
+    CHECK_PASS(tx(pac, AT(0), 0, 1, 0, ACK, 1));
+    CHECK_PASS(tx(pac, AT(0), 1, 1, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(1), 0, 1461, 0, ACK, 3));
+    CHECK_HELD(tx(pac, AT(2), 1, 1461, 0, ACK, 4));
+    CHECK_HELD(tx(pac, AT(3), 0, 2921, 0, ACK, 5));
+    CHECK_HELD(tx(pac, AT(4), 1, 2921, 0, ACK, 6));
+    CHECK_N_EMITTED(0);
+    PAC_CHECK_EQ(get_stats(pac).held, 4);
+
+    /* Flow 0's head (packet 3, head since t = 1) goes; packet 5 becomes
+     * flow 0's head at t = 5. */
+    CHECK_HELD(tx(pac, AT(5), 0, 4381, 0, ACK, 7));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 3);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 4);
+    PAC_CHECK_EQ(st.released[PAC_REL_CAP], 1);
+    PAC_CHECK_EQ(st.max_held_seen, 4);
+
+    CHECK_HELD(tx(pac, AT(6), 1, 4381, 0, ACK, 8));    /* Head: 6. */
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 4);
+    CHECK_HELD(tx(pac, AT(7), 3, 1, 100, ACK, 9));     /* Head: 7. */
+    CHECK_N_EMITTED(3);
+    CHECK_RELEASED(2, 5);
+    CHECK_HELD(tx(pac, AT(8), 1, 5841, 0, ACK, 10));   /* Head: 8. */
+    CHECK_N_EMITTED(4);
+    CHECK_RELEASED(3, 6);
+    CHECK_HELD(tx(pac, AT(9), 0, 5841, 0, ACK, 11));   /* Head: 11. */
+    CHECK_N_EMITTED(5);
+    CHECK_RELEASED(4, 7);
+    CHECK_HELD(tx(pac, AT(10), 0, 7301, 0, ACK, 12));  /* Head: 10. */
+    CHECK_N_EMITTED(6);
+    CHECK_RELEASED(5, 8);
+
+    /* The request (packet 9, since t = 7) is the oldest head, but an ACK
+     * head goes first: packet 11 (since t = 9). */
+    CHECK_HELD(tx(pac, AT(11), 0, 8761, 0, ACK, 13));
+    CHECK_N_EMITTED(7);
+    CHECK_RELEASED(6, 11);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 4);
+    PAC_CHECK_EQ(st.released[PAC_REL_CAP], 7);
+    PAC_CHECK_EQ(st.stale_drops, 0);
+
+    pac_flush(pac, rec_emit, NULL);
+    CHECK_N_EMITTED(11);
+    CHECK_RELEASED_BEFORE(12, 13);
+    PAC_CHECK(released_at(9) >= 0);
+    PAC_CHECK(released_at(10) >= 0);
+    for (int i = 3; i <= 13; i++) {
+        PAC_CHECK(released_at(i) >= 0);
+    }
+    end_pac();
+    CHECK_N_EMITTED(11);
+}
+
+/* pac_flush() and pac_destroy() release everything exactly once, in
+ * per-flow order; pac_flush() keeps the flows. */
+static void
+test_flush_and_destroy(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    rx_data(pac, AT(0), 1, 1, 20000);                  /* Level 1. */
+    CHECK_PASS(request(pac, AT(1), 2, 1, 0));
+    CHECK_PASS(tx(pac, AT(1), 0, 1, 0, ACK, 1));
+    CHECK_PASS(tx(pac, AT(1), 1, 20001, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(2), 0, 1461, 0, ACK, 3));
+    CHECK_HELD(tx(pac, AT(3), 1, 21461, 0, ACK, 4));
+    CHECK_HELD(tx(pac, AT(4), 0, 2921, 0, ACK, 5));
+    CHECK_HELD(tx(pac, AT(5), 1, 22921, 0, ACK, 6));
+    CHECK_HELD(tx(pac, AT(6), 2, 1461, 0, ACK, 7));
+    CHECK_HELD(tx(pac, AT(7), 0, 2921, 0, PAC_TCP_FIN | ACK, 8));
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 6);
+    PAC_CHECK_EQ(st.held_per_level[0], 4);
+    PAC_CHECK_EQ(st.held_per_level[1], 2);
+
+    pac_flush(pac, rec_emit, NULL);
+    CHECK_N_EMITTED(6);
+    CHECK_RELEASED_BEFORE(3, 5);
+    CHECK_RELEASED_BEFORE(5, 8);
+    CHECK_RELEASED_BEFORE(4, 6);
+    PAC_CHECK(released_at(7) >= 0);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 0);
+    PAC_CHECK_EQ(st.held_per_level[0], 0);
+    PAC_CHECK_EQ(st.held_per_level[1], 0);
+    PAC_CHECK_EQ(st.released[PAC_REL_FLUSH], 6);
+    PAC_CHECK_EQ(st.flows, 3);
+
+    /* A second flush has nothing to do. */
+    pac_flush(pac, rec_emit, NULL);
+    CHECK_N_EMITTED(6);
+
+    /* The instance keeps working; destroy releases the rest. */
+    CHECK_HELD(tx(pac, AT(10), 1, 24381, 0, ACK, 9));
+    CHECK_HELD(tx(pac, AT(11), 2, 2921, 0, ACK, 10));
+    CHECK_HELD(tx(pac, AT(12), 1, 25841, 0, ACK, 11));
+    end_pac();
+    CHECK_N_EMITTED(9);
+    CHECK_RELEASED_BEFORE(9, 11);
+    PAC_CHECK(released_at(10) >= 0);
+}
+
+/* Runs 'fn' in a child process with a 20 s limit.  Returns true if it
+ * passed. */
+static bool
+run_isolated(void (*fn)(void))
+{
+    pid_t pid;
+    int status;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        return false;
+    } else if (!pid) {
+        alarm(20);
+        pac_test_cur_failed = 0;
+        fn();
+        fflush(stdout);
+        fflush(stderr);
+        _exit(pac_test_cur_failed ? 1 : 0);
+    }
+    if (waitpid(pid, &status, 0) != pid) {
+        return false;
+    }
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "child killed by signal %d%s\n", WTERMSIG(status),
+                WTERMSIG(status) == SIGALRM ? " (time limit: hang)" : "");
+        return false;
+    }
+    return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/* Regression: one flow holding more than 65535 packets (the per-flow count
+ * is 16 bits; max_held goes up to 2^20, default 65536).  It once wrapped
+ * to 0: pac_dump_flows() said 0, the next segment could pass ahead, and
+ * pac_flush() looped forever (hence the child process).  Whatever the
+ * per-flow cap, the counts agree, the flow stays in order and everything
+ * comes back exactly once. */
+static void
+flow_held_overflow_child(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+    uint32_t ack = 1;
+    const int n = 65537;
+
+    test_config(&cfg);
+    cfg.threshold = 3000;
+    cfg.max_hold_us = 10000000;
+    PAC_CHECK_EQ(cfg.max_held, 65536);
+    pac = pac_create(&cfg, T0);
+    PAC_CHECK(pac);
+    rec_reset();
+
+    CHECK_PASS(request(pac, AT(0), 1, 1, 0));
+    rx(pac, AT(0), 0, 1, 0, ACK, PAC_ECN_ECT0);
+    CHECK_PASS(tx(pac, AT(0), 0, ack, 0, ACK, 1));
+    for (int i = 0; i < n; i++) {
+        ack += 10;
+        CHECK_HELD(tx(pac, AT(1), 0, ack, 0, ACK, 2 + i));
+        if (i == 65534 || i == 65535 || i == n - 1) {
+            st = get_stats(pac);
+            GET_FLOW(pac, 0, &info);
+            PAC_CHECK_EQ(info.held, st.held);
+            PAC_CHECK_EQ(st.held + n_rec, i + 1);
+        }
+    }
+
+    /* A data segment queues behind the flow's held ACKs. */
+    CHECK_HELD(tx(pac, AT(2), 0, ack, 100, ACK, 2 + n));
+    pac_flush(pac, rec_emit, NULL);
+    CHECK_N_EMITTED(n + 1);
+    for (int i = 0; i < n + 1; i++) {
+        CHECK_RELEASED(i, 2 + i);
+    }
+    pac_destroy(pac, rec_emit, NULL);
+    CHECK_N_EMITTED(n + 1);
+}
+
+static void
+test_flow_held_overflow(void)
+{
+    PAC_CHECK(run_isolated(flow_held_overflow_child));
+}
+
+int
+main(void)
+{
+    PAC_RUN_TEST(test_mlfq_priority);
+    PAC_RUN_TEST(test_mlfq_strict);
+    PAC_RUN_TEST(test_mlfq_round_robin);
+    PAC_RUN_TEST(test_mlfq_demotion_moves_held);
+    PAC_RUN_TEST(test_mlfq_four_levels);
+    PAC_RUN_TEST(test_mlfq_one_level);
+    PAC_RUN_TEST(test_max_hold);
+    PAC_RUN_TEST(test_max_hold_late_run);
+    PAC_RUN_TEST(test_max_hold_trigger);
+    PAC_RUN_TEST(test_max_hold_trigger_default);
+    PAC_RUN_TEST(test_max_hold_behind_request);
+    PAC_RUN_TEST(test_held_cap);
+    PAC_RUN_TEST(test_flush_and_destroy);
+    PAC_RUN_TEST(test_flow_held_overflow);
+    drop_pac();
+    PAC_TEST_MAIN_END;
+}
