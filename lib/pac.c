@@ -87,6 +87,7 @@
 static uint32_t tcp_trigger_bytes(const struct pac *,
                                   const struct pac_flow *,
                                   const struct pac_held *);
+static void release_expired(struct pac *, pac_emit_cb *, void *aux);
 static void release_head(struct pac *, uint32_t flow_idx,
                          enum pac_release_cause, pac_emit_cb *, void *aux);
 static void release_flow(struct pac *, uint32_t flow_idx,
@@ -598,7 +599,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         f->flags &= ~PAC_F_DRY;
         pac->last_window_release = pac->now;
     }
-    if (d->kind != PAC_K_ACK) {
+    if (d->kind != PAC_K_ACK && !repeated_request(f, d)) {
         if (!pending) {
             f->flags |= PAC_F_MEASURING;
             f->burst_bytes = 0;
@@ -702,6 +703,7 @@ release_oldest(struct pac *pac, enum pac_release_cause cause,
 static void
 schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
+    release_expired(pac, emit, aux);
     reclaim_dry(pac, emit, aux);
     for (;;) {
         uint32_t flow_idx = PAC_NONE;
@@ -1144,6 +1146,22 @@ out:
     schedule(pac, emit, aux);
 }
 
+/* Whether flow 'f' holds a request acknowledging 'ack': a second request
+ * with the same ACK number is the receiver's retransmission of it (PAC held
+ * the first past the receiver's RTO), which adds nothing but a bare ACK from
+ * the peer. */
+static bool
+holds_request(const struct pac *pac, const struct pac_flow *f, uint32_t ack)
+{
+    for (uint32_t h = f->held_head; h != PAC_NONE;
+         h = pac->held[h].flow_next) {
+        if (pac->held[h].kind == PAC_K_REQUEST && pac->held[h].ack == ack) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Classifies segment 'seg' of flow 'f' leaving the receiver into 'd'. */
 static void
 classify_tx(struct pac *pac, struct pac_flow *f,
@@ -1178,7 +1196,8 @@ classify_tx(struct pac *pac, struct pac_flow *f,
                && (!(f->flags & PAC_F_RCV_BASE)
                    || !pac_seq_lt(seg->ack, f->rcv_nxt))
                && !((f->flags & PAC_F_IN_RESP)
-                    && !pac_seq_gt(seg->ack, f->resp_start))) {
+                    && !pac_seq_gt(seg->ack, f->resp_start))
+               && !holds_request(pac, f, seg->ack)) {
         /* A request: everything received is acknowledged, so the peer is
          * idle and this segment will make it send a whole window. */
         d->kind = PAC_K_REQUEST;
@@ -1332,20 +1351,36 @@ scan_flows(struct pac *pac, pac_emit_cb *emit, void *aux)
     pac->next_scan = pac->now + PAC_SCAN_INTERVAL_US;
 }
 
-void
-pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
+/* Releases the flow heads that have waited their class's bound. */
+static void
+release_expired(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
-    set_now(pac, now_us);
     for (int c = 0; c < PAC_N_CLASSES; c++) {
         uint32_t bound = class_bound(pac, c);
         uint32_t h;
 
         while ((h = pac->age_head[c]) != PAC_NONE
                && pac_elapsed32(pac->now, pac->held[h].head_since) >= bound) {
-            release_upto(pac, pac->held[h].flow, h, PAC_REL_MAX_HOLD,
-                         emit, aux);
+            uint32_t flow_idx = pac->held[h].flow;
+
+            /* An expired window trigger goes out ahead of its turn, but
+             * only when its window fits: forced into a full buffer it would
+             * lose the whole window and time the peer out, which is worse
+             * than waiting (its peer is idle, no timer of its runs). */
+            if (c == PAC_CLASS_TRIGGER
+                && !fits(pac, trigger_bytes(pac, &pac->flows[flow_idx],
+                                            &pac->held[h]))) {
+                break;
+            }
+            release_upto(pac, flow_idx, h, PAC_REL_MAX_HOLD, emit, aux);
         }
     }
+}
+
+void
+pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
+{
+    set_now(pac, now_us);
     if (pac->now >= pac->next_scan) {
         scan_flows(pac, emit, aux);
     }
@@ -1364,7 +1399,11 @@ pac_next_wakeup(const struct pac *pac)
             uint32_t age = pac_elapsed32(pac->now, pac->held[h].head_since);
             uint32_t bound = class_bound(pac, c);
 
-            next = MIN(next, pac->now + (age < bound ? bound - age : 0));
+            /* An expired trigger that does not fit waits for data, which
+             * the control-interval wakeup below covers. */
+            if (age < bound || c == PAC_CLASS_ACK) {
+                next = MIN(next, pac->now + (age < bound ? bound - age : 0));
+            }
         }
     }
     if (pac->in_flight || pac->n_held) {
@@ -1380,7 +1419,8 @@ pac_next_wakeup(const struct pac *pac)
 
         next = MIN(next, pac->now + (silent < limit ? limit - silent : 0));
     }
-    return next;
+    /* The control interval may have shrunk since it started. */
+    return MAX(next, pac->now);
 }
 
 /* Introspection. */
