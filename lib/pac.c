@@ -77,6 +77,10 @@
  * it admits at most threshold / (PAC_MIN_FLOW_WINDOW * MSS) busy peers. */
 #define PAC_MIN_FLOW_WINDOW 4
 
+/* Flows looked at, in all, for heads that trigger nothing while the
+ * scheduler waits (see release_free()). */
+#define PAC_FREE_LOOKAHEAD 256
+
 /* Flows the scheduler looks at, per level, to find an eligible one. */
 #define PAC_RR_LOOKAHEAD 100000
 
@@ -699,6 +703,32 @@ release_oldest(struct pac *pac, enum pac_release_cause cause,
     }
 }
 
+/* Releases, within a bounded look over the MLFQ rings, every flow head
+ * that triggers nothing (for example an ACK within an answer whose whole
+ * size is counted already), together with the free heads behind it. */
+static void
+release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    int budget = PAC_FREE_LOOKAHEAD;
+
+    for (int level = 0; level < (int) pac->cfg.n_levels; level++) {
+        uint32_t idx = pac->rr_cursor[level];
+        uint32_t n = pac->n_held_level[level];
+
+        /* A ring has at most as many flows as its level holds packets. */
+        for (; idx != PAC_NONE && n-- && budget-- > 0;) {
+            struct pac_flow *f = &pac->flows[idx];
+            uint32_t next = f->rr_next;
+
+            while (f->n_held && f->level == level
+                   && !trigger_bytes(pac, f, &pac->held[f->held_head])) {
+                release_head(pac, idx, PAC_REL_FIT, emit, aux);
+            }
+            idx = pac->rr_cursor[level] == PAC_NONE ? PAC_NONE : next;
+        }
+    }
+}
+
 /* Algorithm 1, lines 9-14: serve the MLFQ while the head fits. */
 static void
 schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
@@ -739,7 +769,11 @@ schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 
         struct pac_flow *f = &pac->flows[flow_idx];
         if (!fits(pac, trigger)) {
-            break;              /* Algorithm 1, line 11: wait for data. */
+            /* Algorithm 1, line 11: wait for data.  Packets that trigger
+             * nothing do not take the waiting one's room; they go now, so
+             * that their peers send what in_flight already counts. */
+            release_free(pac, emit, aux);
+            break;
         }
         release_head(pac, flow_idx, PAC_REL_FIT, emit, aux);
         pac->rr_cursor[level] = f->n_held ? f->rr_next      /* Round robin. */
