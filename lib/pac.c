@@ -91,7 +91,8 @@
 static uint32_t tcp_trigger_bytes(const struct pac *,
                                   const struct pac_flow *,
                                   const struct pac_held *);
-static void release_expired(struct pac *, pac_emit_cb *, void *aux);
+static void release_expired(struct pac *, enum pac_class first,
+                            pac_emit_cb *, void *aux);
 static void release_head(struct pac *, uint32_t flow_idx,
                          enum pac_release_cause, pac_emit_cb *, void *aux);
 static void release_flow(struct pac *, uint32_t flow_idx,
@@ -483,7 +484,9 @@ ack_eligible(const struct pac *pac, const struct pac_flow *f,
                 || pac->n_busy < MAX(1, pac->threshold
                                         / (PAC_MIN_FLOW_WINDOW
                                            * (uint64_t) f->mss)));
-    } else if (!trigger) {
+    } else if (!trigger || response_room(f) != UINT32_MAX) {
+        /* Free, or capped by the size of the answer: an ACK of a peer that
+         * has finished cannot count for anything then. */
         return true;
     }
     share = MAX(2 * (uint64_t) f->mss,
@@ -733,7 +736,9 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
 static void
 schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
-    release_expired(pac, emit, aux);
+    /* An expired window trigger goes as soon as it fits (ACK timers run
+     * in pac_run() only). */
+    release_expired(pac, PAC_CLASS_TRIGGER, emit, aux);
     reclaim_dry(pac, emit, aux);
     for (;;) {
         uint32_t flow_idx = PAC_NONE;
@@ -1385,11 +1390,13 @@ scan_flows(struct pac *pac, pac_emit_cb *emit, void *aux)
     pac->next_scan = pac->now + PAC_SCAN_INTERVAL_US;
 }
 
-/* Releases the flow heads that have waited their class's bound. */
+/* Releases the flow heads of classes 'first'...PAC_N_CLASSES - 1 that have
+ * waited their class's bound. */
 static void
-release_expired(struct pac *pac, pac_emit_cb *emit, void *aux)
+release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
+                void *aux)
 {
-    for (int c = 0; c < PAC_N_CLASSES; c++) {
+    for (int c = first; c < PAC_N_CLASSES; c++) {
         uint32_t bound = class_bound(pac, c);
         uint32_t h;
 
@@ -1415,6 +1422,7 @@ void
 pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
 {
     set_now(pac, now_us);
+    release_expired(pac, PAC_CLASS_ACK, emit, aux);
     if (pac->now >= pac->next_scan) {
         scan_flows(pac, emit, aux);
     }

@@ -461,9 +461,12 @@ test_max_hold_trigger(void)
     CHECK_RELEASED(0, 3);
     PAC_CHECK(pac_next_wakeup(pac) == AT(50010));
 
-    run(pac, AT(50009));
-    CHECK_N_EMITTED(1);
+    /* Expired, but its window does not fit: it waits for data... */
     run(pac, AT(50010));
+    CHECK_N_EMITTED(1);
+    /* ...and goes, ahead of its turn, as soon as it fits. */
+    rx_data(pac, AT(50020), 1, 1, 4380);
+    rx_data(pac, AT(50020), 2, 1, 29200);
     CHECK_N_EMITTED(2);
     CHECK_RELEASED(1, 1);
     PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 2);
@@ -471,7 +474,8 @@ test_max_hold_trigger(void)
     end_pac();
 }
 
-/* The default max_hold_trigger_us is 1 s. */
+/* The default max_hold_trigger_us is 1 s: until then a request waits its
+ * turn (here it gets room just before). */
 static void
 test_max_hold_trigger_default(void)
 {
@@ -489,12 +493,12 @@ test_max_hold_trigger_default(void)
         run(pac, AT(t));
         CHECK_N_EMITTED(0);
     }
-    PAC_CHECK(pac_next_wakeup(pac) <= AT(1000010));
     run(pac, AT(1000009));
     CHECK_N_EMITTED(0);
-    run(pac, AT(1000010));
+    rx_data(pac, AT(1000009), 2, 1, 29200);    /* Room, before expiry. */
     CHECK_N_EMITTED(1);
     CHECK_RELEASED(0, 1);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 0);
     end_pac();
 }
 
@@ -518,13 +522,13 @@ test_max_hold_behind_request(void)
     CHECK_HELD(tx(pac, AT(20), 0, 501, 0, ACK, 2));
     PAC_CHECK(pac_next_wakeup(pac) == AT(50010));
 
-    run(pac, AT(50010));
+    run(pac, AT(50010));                        /* Expired, no room. */
+    CHECK_N_EMITTED(0);
+    rx_data(pac, AT(60000), 2, 1, 29200);
     CHECK_N_EMITTED(1);
     CHECK_RELEASED(0, 1);
-    PAC_CHECK(pac_next_wakeup(pac) == AT(70010));
-    run(pac, AT(70009));
-    CHECK_N_EMITTED(1);
-    run(pac, AT(70010));
+    PAC_CHECK(pac_next_wakeup(pac) <= AT(80000));
+    run(pac, AT(80000));
     CHECK_N_EMITTED(2);
     CHECK_RELEASED(1, 2);
     st = get_stats(pac);
