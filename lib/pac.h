@@ -61,23 +61,26 @@ struct pac_config {
      * avoidance inference.  [true] */
     bool ecn;
 
-    /* Longest time any packet is held, in microseconds; keep it well under
-     * the guests' RTOmin (200 ms on Linux).  Applies to ACKs of flows whose
-     * peer is sending.  [20000] */
+    /* Longest time a flow goes without an ACK while PAC holds its ACKs, in
+     * microseconds (measured from when the oldest held packet became the
+     * flow's head: the peer's retransmission timer re-arms on every ACK of
+     * new data).  Keep it well under the guests' RTOmin (200 ms on
+     * Linux).  [20000] */
     uint32_t max_hold_us;
 
-    /* Longest time a window trigger to an idle peer (a request, a SYN-ACK or
-     * a handshake ACK) is held, in microseconds.  Holding such a segment
-     * delays only the peer's start, not a running sender, so it may wait
-     * much longer than an ACK: in a large incast the last request goes out
-     * only when the earlier responses have drained.  [1000000] */
+    /* Time after which a window trigger to an idle peer (a request or a
+     * SYN-ACK) at its flow's head goes out ahead of its turn, as soon as
+     * its window fits, in microseconds.  Holding such a segment delays only
+     * the peer's start, not a running sender, so it may wait much longer
+     * than an ACK: in a large incast the last request goes out only when
+     * the earlier answers have drained.  [1000000] */
     uint32_t max_hold_trigger_us;
 
     /* Flow table capacity.  [16384] */
     uint32_t max_flows;
 
-    /* Most packets held at once; over the cap, the oldest is released.
-     * [65536] */
+    /* Most packets held at once; over the cap, the flow head that waited
+     * longest is released (never dropped).  [65536] */
     uint32_t max_held;
 
     /* A flow with no packet in either direction for this long is forgotten
