@@ -401,14 +401,13 @@ out_list_append(struct pac *pac, uint32_t idx)
 }
 
 /* A flow is busy while its peer is answering (it has outstanding bytes) or
- * waits for ACKs that PAC holds.  A flow whose only held packet is a window
- * trigger is not busy: it waits to be started. */
+ * waits for ACKs that PAC holds.  A flow whose head is a window trigger is
+ * not busy: it waits to be started. */
 void
 pac_update_busy(struct pac *pac, uint32_t idx)
 {
     struct pac_flow *f = &pac->flows[idx];
     bool busy = ((f->flags & PAC_F_ON_OUT_LIST)
-                 || f->n_held > 1
                  || (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK));
 
     if (busy != !!(f->flags & PAC_F_BUSY)) {
@@ -732,7 +731,56 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
     }
 }
 
-/* Algorithm 1, lines 9-14: serve the MLFQ while the head fits. */
+/* Algorithm 1, lines 9-14: serves one packet of the MLFQ: the head of the
+ * first eligible flow, from the round-robin cursor of the highest level
+ * that has one, if it fits.  Returns true if it released one.
+ *
+ * If that head does not fit, nothing with a trigger goes (strict, as in the
+ * paper: it waits for data), except that a window trigger that has not
+ * waited max_hold_trigger_us yet lets go first the ACKs behind it in the
+ * turn that only let a peer finish an answer of known size: their data is
+ * counted in in_flight already and cannot come without them, so holding
+ * them behind a window that does not fit would stall everything. */
+static bool
+schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    bool acks_only = false;
+
+    for (int level = 0; level < (int) pac->cfg.n_levels; level++) {
+        uint32_t idx = pac->rr_cursor[level];
+
+        for (int i = 0; idx != PAC_NONE && i < PAC_RR_LOOKAHEAD; i++) {
+            struct pac_flow *f = &pac->flows[idx];
+            const struct pac_held *h = &pac->held[f->held_head];
+            uint32_t trigger = trigger_bytes(pac, f, h);
+            uint32_t next = f->rr_next;
+
+            if ((!acks_only
+                 || (h->kind == PAC_K_ACK && response_room(f) != UINT32_MAX))
+                && ack_eligible(pac, f, h, trigger)) {
+                if (fits(pac, trigger)) {
+                    release_head(pac, idx, PAC_REL_FIT, emit, aux);
+                    if (f->n_held) {
+                        pac->rr_cursor[level] = f->rr_next;
+                    }
+                    return true;
+                } else if (h->kind == PAC_K_ACK
+                           || pac_elapsed32(pac->now, h->head_since)
+                              >= pac->cfg.max_hold_trigger_us) {
+                    release_free(pac, emit, aux);
+                    return false;
+                }
+                acks_only = true;
+            }
+            idx = next;
+            if (idx == pac->rr_cursor[level]) {
+                break;
+            }
+        }
+    }
+    return false;
+}
+
 static void
 schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
@@ -740,49 +788,8 @@ schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
      * in pac_run() only). */
     release_expired(pac, PAC_CLASS_TRIGGER, emit, aux);
     reclaim_dry(pac, emit, aux);
-    for (;;) {
-        uint32_t flow_idx = PAC_NONE;
-        uint32_t trigger = 0;
-        int level;
-
-        /* The highest level with an eligible flow; within it, the first
-         * eligible flow from the round-robin cursor (a bounded look). */
-        for (level = 0; level < (int) pac->cfg.n_levels; level++) {
-            uint32_t idx = pac->rr_cursor[level];
-
-            for (int i = 0; idx != PAC_NONE && i < PAC_RR_LOOKAHEAD; i++) {
-                const struct pac_flow *f = &pac->flows[idx];
-                const struct pac_held *h = &pac->held[f->held_head];
-
-                trigger = trigger_bytes(pac, f, h);
-                if (ack_eligible(pac, f, h, trigger)) {
-                    flow_idx = idx;
-                    break;
-                }
-                idx = f->rr_next;
-                if (idx == pac->rr_cursor[level]) {
-                    break;
-                }
-            }
-            if (flow_idx != PAC_NONE) {
-                break;
-            }
-        }
-        if (flow_idx == PAC_NONE) {
-            break;
-        }
-
-        struct pac_flow *f = &pac->flows[flow_idx];
-        if (!fits(pac, trigger)) {
-            /* Algorithm 1, line 11: wait for data.  Packets that trigger
-             * nothing do not take the waiting one's room; they go now, so
-             * that their peers send what in_flight already counts. */
-            release_free(pac, emit, aux);
-            break;
-        }
-        release_head(pac, flow_idx, PAC_REL_FIT, emit, aux);
-        pac->rr_cursor[level] = f->n_held ? f->rr_next      /* Round robin. */
-                                          : pac->rr_cursor[level];
+    while (schedule_one(pac, emit, aux)) {
+        continue;
     }
 }
 
