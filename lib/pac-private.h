@@ -94,6 +94,7 @@ enum pac_class {
 /* Held-packet flags. */
 #define PAC_H_ECE   0x01        /* The segment carried ECE. */
 #define PAC_H_PURE  0x02        /* Pure ACK: no payload, SYN, FIN or RST. */
+#define PAC_H_SYN   0x04        /* The receiver's SYN. */
 
 /* One held packet. */
 struct pac_held {

@@ -252,16 +252,16 @@ repeated_request(const struct pac_flow *f, const struct pac_held *d)
             && !pac_seq_gt(d->ack, f->resp_start));
 }
 
-/* Data that is not a request (a repeated request, data to a busy peer)
- * makes the peer answer with at least a bare ACK: no payload, but a frame in
- * the switch buffer.  Counted as the payload that takes as much buffer, and
+/* Data that is not a request (a repeated request, data to a busy peer), and
+ * the receiver's SYN, make the peer answer with at least a bare segment (an
+ * ACK, a SYN-ACK): no payload, but a frame in the switch buffer.  Counted as the payload that takes as much buffer, and
  * kept apart from any flow's budget (see credit_rx()).  Without this, a
  * thousand repeated requests let out together come back as a thousand
  * ACKs at once. */
 static uint32_t
 ack_frame_bytes(const struct pac_flow *f, const struct pac_held *d)
 {
-    return ((d->kind == PAC_K_ACK && d->payload_len)
+    return ((d->kind == PAC_K_ACK && (d->payload_len || d->flags & PAC_H_SYN))
             || repeated_request(f, d) ? PAC_ACK_FRAME : 0);
 }
 
@@ -1289,18 +1289,22 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
         pac->stats.flows_closed++;
         goto pass;
     }
-    if ((tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK) && !f->n_held) {
-        /* The receiver opens a connection: a SYN triggers no data. */
+    if ((tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK)) {
+        /* The receiver opens a connection: a SYN triggers no data, but a
+         * SYN-ACK frame (the paper's failure at 2048 senders came from
+         * unaccounted handshakes). */
         f->flags |= PAC_F_SYN_SENT;
         f->hs_time = (uint32_t) now_us;
         if (seg->mss) {
             f->mss = seg->mss;
         }
-        f->last_seen = (uint32_t) now_us;
-        goto pass;
+        d.kind = PAC_K_ACK;
+        d.flags = PAC_H_SYN;
+        d.ack = f->last_ack;
+        d.payload_len = 0;
+    } else {
+        classify_tx(pac, f, seg, &d);
     }
-
-    classify_tx(pac, f, seg, &d);
     f->last_seen = (uint32_t) now_us;
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
