@@ -89,7 +89,7 @@ enum pac_class {
 /* Held-packet kinds. */
 #define PAC_K_ACK       0       /* Anything ACK-like: trigger per eq. (3). */
 #define PAC_K_REQUEST   1       /* Data to an idle peer. */
-#define PAC_K_HANDSHAKE 2       /* SYN-ACK or handshake ACK. */
+#define PAC_K_HANDSHAKE 2       /* SYN-ACK from the receiver. */
 
 /* Held-packet flags. */
 #define PAC_H_ECE   0x01        /* The segment carried ECE. */

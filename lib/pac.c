@@ -12,8 +12,8 @@
  *     growth (slow start: as many bytes again, since Linux grows cwnd by the
  *     acked segments; congestion avoidance: MSS * MSS / window; 0 with ECE);
  *   - a duplicate ACK: one MSS (fast retransmit, limited transmit);
- *   - a window trigger to an idle peer (a request, a SYN-ACK, a handshake
- *     ACK): the peer's estimated window, which it sends unclocked.  This is
+ *   - a window trigger to an idle peer (a request, a SYN-ACK): the peer's
+ *     estimated window, which it sends unclocked.  This is
  *     what makes incast collapse on IW10 stacks, and the paper's ACK-only
  *     rule cannot see it.
  *
@@ -39,11 +39,9 @@
 #define PAC_SILENCE_MIN_US 1000
 #define PAC_SILENCE_RTTS 8
 
-/* A peer idle for longer than its RTO restarts in slow start and halves its
- * window once per RTO of idleness, down to the initial window (Linux's
- * tcp_cwnd_restart()).  Linux's RTO is at least 200 ms; PAC counts a
- * halving per 250 ms so that it never assumes a smaller window than the
- * peer has. */
+/* A peer asked again after this much idleness is assumed back in slow
+ * start (Linux restarts after an idle RTO, at least 200 ms).  The window
+ * model itself is not shrunk: see classify_tx(). */
 #define PAC_RESTART_IDLE_US 250000
 
 /* Closed flows (FIN both ways) are forgotten after this much quiet. */
@@ -81,7 +79,8 @@
  * scheduler waits (see release_free()). */
 #define PAC_FREE_LOOKAHEAD 256
 
-/* Flows the scheduler looks at, per level, to find an eligible one. */
+/* A safety bound on the flows the scheduler visits per level to find an
+ * eligible one; normally it walks a ring once at most. */
 #define PAC_RR_LOOKAHEAD 100000
 
 /* Bounds of the control interval. */
@@ -233,12 +232,21 @@ is_dup_ack(const struct pac_flow *f, const struct pac_held *d)
 
 /* A window trigger whose window is already accounted: the flow's previous
  * window trigger has not produced any data yet (for example a request
- * right after a handshake ACK, or a pipelined request). */
+ * right after the SYN-ACK of a connection the peer opened, or a pipelined
+ * request). */
 static bool
 window_pending(const struct pac *pac, const struct pac_flow *f)
 {
     return ((f->flags & PAC_F_MEASURING) && !f->burst_bytes
             && f->window_epoch == pac->epoch);
+}
+
+/* Whether ACK number 'ack' acknowledges nothing the peer sent since the
+ * last request of flow 'f' went out. */
+static bool
+acks_no_new_answer(const struct pac_flow *f, uint32_t ack)
+{
+    return (f->flags & PAC_F_IN_RESP) && !pac_seq_gt(ack, f->resp_start);
 }
 
 /* A request that acknowledges nothing the peer sent since the previous
@@ -248,16 +256,15 @@ window_pending(const struct pac *pac, const struct pac_flow *f)
 static bool
 repeated_request(const struct pac_flow *f, const struct pac_held *d)
 {
-    return (d->kind == PAC_K_REQUEST && (f->flags & PAC_F_IN_RESP)
-            && !pac_seq_gt(d->ack, f->resp_start));
+    return d->kind == PAC_K_REQUEST && acks_no_new_answer(f, d->ack);
 }
 
 /* Data that is not a request (a repeated request, data to a busy peer), and
  * the receiver's SYN, make the peer answer with at least a bare segment (an
- * ACK, a SYN-ACK): no payload, but a frame in the switch buffer.  Counted as the payload that takes as much buffer, and
- * kept apart from any flow's budget (see credit_rx()).  Without this, a
- * thousand repeated requests let out together come back as a thousand
- * ACKs at once. */
+ * ACK, a SYN-ACK): no payload, but a frame in the switch buffer.  Counted
+ * as the payload that takes as much buffer, and kept apart from any flow's
+ * budget (see credit_rx()).  Without this, a thousand repeated requests let
+ * out together come back as a thousand ACKs at once. */
 static uint32_t
 ack_frame_bytes(const struct pac_flow *f, const struct pac_held *d)
 {
@@ -569,16 +576,18 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
              uint32_t trigger)
 {
     uint32_t delta = ack_delta(f, d->ack);
+    uint32_t frame = ack_frame_bytes(f, d);
     bool pending = window_pending(pac, f);
+    bool repeated = repeated_request(f, d);
 
-    if (d->kind == PAC_K_REQUEST && !pending && !repeated_request(f, d)) {
+    if (d->kind == PAC_K_REQUEST && !pending && !repeated) {
         /* The peer is idle: whatever the previous answer left unsent
          * will not come. */
         reclaim_outstanding(pac, f - pac->flows);
     }
     pac->in_flight += trigger;
-    pac->unattributed += ack_frame_bytes(f, d);
-    trigger -= ack_frame_bytes(f, d);
+    pac->unattributed += frame;
+    trigger -= frame;
     if (delta) {
         /* The window model feeds the triggers of requests, where too small
          * a guess overflows the buffer: it grows as in slow start whatever
@@ -605,7 +614,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         f->flags &= ~PAC_F_DRY;
         pac->last_window_release = pac->now;
     }
-    if (d->kind != PAC_K_ACK && !repeated_request(f, d)) {
+    if (d->kind != PAC_K_ACK && !repeated) {
         if (!pending) {
             f->flags |= PAC_F_MEASURING;
             f->burst_bytes = 0;
@@ -804,7 +813,6 @@ correct_in_flight(struct pac *pac, uint64_t excess)
 
     while (excess && idx != PAC_NONE) {
         uint32_t next = pac->flows[idx].out_next;
-
         struct pac_flow *f = &pac->flows[idx];
 
         if (!window_pending(pac, f)) {
@@ -861,13 +869,13 @@ end_interval(struct pac *pac)
     }
 
     if (!pac->iv_bytes) {
+        uint64_t limit = MAX(PAC_SILENCE_MIN_US,
+                             PAC_SILENCE_RTTS * (uint64_t) pac->min_rtt_us);
+
         if (!pac->silent) {
             pac->silent = true;
             pac->silent_since = pac->iv_start;
         }
-        uint64_t limit = MAX(PAC_SILENCE_MIN_US,
-                             PAC_SILENCE_RTTS * (uint64_t) pac->min_rtt_us);
-
         if (pac->in_flight && now - pac->silent_since >= limit
             && now - pac->last_window_release >= limit) {
             /* Forget every flow's share and pending window too. */
@@ -1241,8 +1249,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
     } else if (seg->payload_len && has_ack
                && (!(f->flags & PAC_F_RCV_BASE)
                    || !pac_seq_lt(seg->ack, f->rcv_nxt))
-               && !((f->flags & PAC_F_IN_RESP)
-                    && !pac_seq_gt(seg->ack, f->resp_start))
+               && !acks_no_new_answer(f, seg->ack)
                && !holds_request(pac, f, seg->ack)) {
         /* A request: everything received is acknowledged, so the peer is
          * idle and this segment will make it send a whole window. */

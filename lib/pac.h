@@ -87,8 +87,8 @@ struct pac_config {
      * (paper: 5 minutes).  At most 30 minutes.  [300000] */
     uint32_t idle_timeout_ms;
 
-    /* Initial window of an idle peer, in segments: the trigger of a request,
-     * a SYN-ACK or a handshake ACK before anything is learned.  [10] */
+    /* Initial window of an idle peer, in segments: the trigger of a request
+     * or a SYN-ACK before anything is learned.  [10] */
     uint32_t init_window_segs;
 
     /* MSS assumed until a SYN's MSS option is seen.  [1460] */
@@ -198,7 +198,7 @@ struct pac_stats {
                                      * unsent (answer complete). */
     uint64_t dry_bytes;             /* In-flight bytes so reclaimed. */
     uint64_t request_triggers;      /* Requests counted as a window. */
-    uint64_t handshake_triggers;    /* SYN-ACKs / handshake ACKs counted. */
+    uint64_t handshake_triggers;    /* SYN-ACKs counted as a window. */
     uint64_t flows_created;
     uint64_t flows_expired;         /* Idle timeout. */
     uint64_t flows_closed;          /* FIN/RST. */
