@@ -1,0 +1,868 @@
+/*
+ * Copyright (c) 2026 ovs-pac authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "pac-ext/pac-dp.h"
+
+#include <errno.h>
+
+#include "cmap.h"
+#include "coverage.h"
+#include "dp-packet.h"
+#include "hash.h"
+#include "netlink.h"
+#include "odp-netlink.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "ovs-rcu.h"
+#include "ovs-thread.h"
+#include "pac.h"
+#include "timeval.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(pac_dp);
+
+COVERAGE_DEFINE(pac_dp_held);
+COVERAGE_DEFINE(pac_dp_released);
+COVERAGE_DEFINE(pac_dp_stale_drop);
+COVERAGE_DEFINE(pac_dp_not_tcp);
+COVERAGE_DEFINE(pac_dp_bad_tcp);
+COVERAGE_DEFINE(pac_dp_no_instance);
+COVERAGE_DEFINE(pac_dp_no_slot);
+
+/* Interned nested actions of held packets.  Many held packets share one
+ * list (the output to the uplink), so a held packet costs a reference, not
+ * a copy, and steady state allocates nothing. */
+struct pac_dp_actions {
+    struct hmap_node node;      /* In the instance's 'actions'. */
+    struct atomic_count refs;   /* Held or in-flight packets using it. */
+    size_t len;
+    uint64_t data[];            /* 'len' bytes of OVS_ACTION_ATTR_*. */
+};
+
+/* Keep at most this many unreferenced lists before sweeping them. */
+#define PAC_DP_MAX_ACTIONS 1024
+
+/* What a held packet needs to run later.  libpac's handle for it. */
+struct pac_dp_slot {
+    union {
+        struct dp_packet *packet;       /* In use. */
+        struct pac_dp_slot *next_free;  /* Free. */
+    };
+    struct pac_dp_actions *actions;
+    uint8_t ip_version;
+};
+
+struct pac_dp_instance {
+    struct cmap_node node;          /* In 'pac_dp->instances'. */
+    uint32_t id;
+    struct pac_config config;
+
+    /* Held from a decision until its packets are handed to their actions;
+     * taken before 'mutex'. */
+    struct ovs_mutex out_mutex;
+
+    struct ovs_mutex mutex;
+    struct pac *pac OVS_GUARDED;
+    bool dead OVS_GUARDED;          /* Deleted or replaced: pass all. */
+    struct pac_dp_slot *slots OVS_GUARDED;      /* config.max_held. */
+    struct pac_dp_slot *free_slots OVS_GUARDED;
+    struct hmap actions OVS_GUARDED;            /* pac_dp_actions. */
+
+    atomic_uint64_t next_wakeup_us; /* pac_next_wakeup(), UINT64_MAX. */
+};
+
+struct pac_dp {
+    char *name;                     /* Datapath name, for logs. */
+    struct ovs_mutex mutex;         /* Serialises set/del. */
+    struct cmap instances;          /* pac_dp_instance by 'id'. */
+    atomic_uint64_t next_wakeup_us; /* <= every instance's. */
+};
+
+/* Packets to send, in order.  An entry's actions are either a held
+ * packet's interned list ('ref') or the action being executed. */
+struct pac_dp_out_entry {
+    struct dp_packet *packet;
+    const struct nlattr *actions;
+    size_t actions_len;
+    struct pac_dp_actions *ref;     /* Unreferenced once sent, or NULL. */
+    uint8_t ip_version;
+};
+
+struct pac_dp_out {
+    struct pac_dp_out_entry *entries;
+    size_t n, allocated;
+    struct pac_dp_out_entry stub[NETDEV_MAX_BURST * 2];
+};
+
+/* Per thread: how deep in nested PAC actions, and the releases of nested
+ * instances that wait for the outermost one to finish. */
+struct pac_dp_thread {
+    int depth;
+    struct pac_dp_deferred *deferred;
+};
+
+struct pac_dp_deferred {
+    struct pac_dp_deferred *next;
+    struct pac_dp_instance *inst;
+    const struct pac_dp_exec *exec;
+    struct pac_dp_out out;
+};
+
+DEFINE_STATIC_PER_THREAD_DATA(struct pac_dp_thread, pac_dp_thread,
+                              { 0, NULL });
+
+/* Out lists. */
+
+static void
+pac_dp_out_init(struct pac_dp_out *out)
+{
+    out->entries = out->stub;
+    out->n = 0;
+    out->allocated = ARRAY_SIZE(out->stub);
+}
+
+static void
+pac_dp_out_destroy(struct pac_dp_out *out)
+{
+    if (out->entries != out->stub) {
+        free(out->entries);
+    }
+}
+
+static void
+pac_dp_out_add(struct pac_dp_out *out, struct dp_packet *packet,
+               const struct nlattr *actions, size_t actions_len,
+               struct pac_dp_actions *ref, uint8_t ip_version)
+{
+    if (out->n >= out->allocated) {
+        size_t n = out->allocated * 2;
+        struct pac_dp_out_entry *entries = xmalloc(n * sizeof *entries);
+
+        memcpy(entries, out->entries, out->n * sizeof *entries);
+        pac_dp_out_destroy(out);
+        out->entries = entries;
+        out->allocated = n;
+    }
+    out->entries[out->n++] = (struct pac_dp_out_entry) {
+        packet, actions, actions_len, ref, ip_version,
+    };
+}
+
+/* Moves 'src' into a freshly allocated copy, so that it survives the
+ * caller's stack frame. */
+static void
+pac_dp_out_move(struct pac_dp_out *dst, struct pac_dp_out *src)
+{
+    pac_dp_out_init(dst);
+    for (size_t i = 0; i < src->n; i++) {
+        const struct pac_dp_out_entry *e = &src->entries[i];
+
+        pac_dp_out_add(dst, e->packet, e->actions, e->actions_len, e->ref,
+                       e->ip_version);
+    }
+    src->n = 0;
+}
+
+/* Sends every entry of 'out' through 'exec', in order, in batches of
+ * consecutive packets with the same actions and IP version. */
+static void
+pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
+{
+    struct dp_packet_batch batch;
+    size_t i = 0;
+
+    while (i < out->n) {
+        const struct pac_dp_out_entry *first = &out->entries[i];
+        size_t j;
+
+        dp_packet_batch_init(&batch);
+        for (j = i; j < out->n && !dp_packet_batch_is_full(&batch); j++) {
+            const struct pac_dp_out_entry *e = &out->entries[j];
+
+            if (e->actions != first->actions
+                || e->actions_len != first->actions_len
+                || e->ip_version != first->ip_version) {
+                break;
+            }
+            dp_packet_batch_add(&batch, e->packet);
+        }
+        exec->run(exec->ctx, &batch, first->actions, first->actions_len);
+        for (; i < j; i++) {
+            if (out->entries[i].ref) {
+                atomic_count_dec(&out->entries[i].ref->refs);
+            }
+        }
+    }
+    out->n = 0;
+}
+
+/* Interned actions. */
+
+static struct pac_dp_actions *
+pac_dp_actions_ref(struct pac_dp_instance *inst,
+                   const struct nlattr *actions, size_t len)
+    OVS_REQUIRES(inst->mutex)
+{
+    uint32_t hash = hash_bytes(actions, len, 0);
+    struct pac_dp_actions *pa;
+
+    HMAP_FOR_EACH_WITH_HASH (pa, node, hash, &inst->actions) {
+        if (pa->len == len && !memcmp(pa->data, actions, len)) {
+            atomic_count_inc(&pa->refs);
+            return pa;
+        }
+    }
+
+    if (hmap_count(&inst->actions) >= PAC_DP_MAX_ACTIONS) {
+        struct pac_dp_actions *next;
+
+        HMAP_FOR_EACH_SAFE (pa, next, node, &inst->actions) {
+            if (!atomic_count_get(&pa->refs)) {
+                hmap_remove(&inst->actions, &pa->node);
+                free(pa);
+            }
+        }
+    }
+
+    pa = xmalloc(sizeof *pa + len);
+    atomic_count_init(&pa->refs, 1);
+    pa->len = len;
+    memcpy(pa->data, actions, len);
+    hmap_insert(&inst->actions, &pa->node, hash);
+    return pa;
+}
+
+/* Instances. */
+
+static struct pac_dp_instance *
+pac_dp_lookup(const struct pac_dp *dp, uint32_t id)
+{
+    struct pac_dp_instance *inst;
+
+    CMAP_FOR_EACH_WITH_HASH (inst, node, hash_int(id, 0), &dp->instances) {
+        if (inst->id == id) {
+            return inst;
+        }
+    }
+    return NULL;
+}
+
+static void
+pac_dp_lower_wakeup(atomic_uint64_t *wakeup, uint64_t when)
+{
+    uint64_t cur;
+
+    atomic_read(wakeup, &cur);
+    while (when < cur
+           && !atomic_compare_exchange_weak(wakeup, &cur, when)) {
+        continue;
+    }
+}
+
+/* Publishes 'inst''s next deadline after libpac ran. */
+static void
+pac_dp_update_wakeup(struct pac_dp *dp, struct pac_dp_instance *inst)
+    OVS_REQUIRES(inst->mutex)
+{
+    uint64_t when = pac_next_wakeup(inst->pac);
+
+    atomic_store(&inst->next_wakeup_us, when);
+    pac_dp_lower_wakeup(&dp->next_wakeup_us, when);
+}
+
+struct pac_dp_emit_ctx {
+    struct pac_dp_instance *inst;
+    struct pac_dp_out *out;
+};
+
+/* libpac hands back a held packet. */
+static void
+pac_dp_emit(void *ctx_, void *pkt, enum pac_emit emit)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct pac_dp_emit_ctx *ctx = ctx_;
+    struct pac_dp_instance *inst = ctx->inst;
+    struct pac_dp_slot *slot = pkt;
+    struct dp_packet *packet = slot->packet;
+    struct pac_dp_actions *actions = slot->actions;
+
+    slot->next_free = inst->free_slots;
+    inst->free_slots = slot;
+
+    if (emit == PAC_EMIT_DROP_STALE) {
+        COVERAGE_INC(pac_dp_stale_drop);
+        dp_packet_delete(packet);
+        atomic_count_dec(&actions->refs);
+        return;
+    }
+
+    COVERAGE_INC(pac_dp_released);
+    pac_dp_out_add(ctx->out, packet, (const struct nlattr *) actions->data,
+                   actions->len, actions, slot->ip_version);
+}
+
+static void
+pac_dp_instance_free(struct pac_dp_instance *inst)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct pac_dp_actions *pa;
+    struct pac_dp_out out;
+    struct pac_dp_emit_ctx ctx = { inst, &out };
+
+    /* Killed instances hold nothing; this only matters when the whole
+     * datapath goes away with packets still held, and then there is no
+     * port left to send them to. */
+    pac_dp_out_init(&out);
+    pac_destroy(inst->pac, pac_dp_emit, &ctx);
+    if (out.n) {
+        VLOG_INFO("PAC instance %"PRIu32": datapath destroyed with %"PRIuSIZE
+                  " held packets, freed", inst->id, out.n);
+    }
+    for (size_t i = 0; i < out.n; i++) {
+        dp_packet_delete(out.entries[i].packet);
+    }
+    pac_dp_out_destroy(&out);
+
+    HMAP_FOR_EACH_POP (pa, node, &inst->actions) {
+        free(pa);
+    }
+    hmap_destroy(&inst->actions);
+    free(inst->slots);
+    ovs_mutex_destroy(&inst->mutex);
+    ovs_mutex_destroy(&inst->out_mutex);
+    free(inst);
+}
+
+static struct pac_dp_instance *
+pac_dp_instance_create(uint32_t id, const struct pac_config *config,
+                       uint64_t now_us)
+{
+    struct pac_dp_instance *inst = xzalloc(sizeof *inst);
+    struct pac *pac = pac_create(config, now_us);
+
+    if (!pac) {
+        free(inst);
+        return NULL;
+    }
+
+    inst->id = id;
+    inst->config = *config;
+    ovs_mutex_init(&inst->out_mutex);
+    ovs_mutex_init(&inst->mutex);
+    inst->pac = pac;
+    inst->slots = xcalloc(config->max_held, sizeof *inst->slots);
+    for (size_t i = config->max_held; i-- > 0;) {
+        inst->slots[i].next_free = inst->free_slots;
+        inst->free_slots = &inst->slots[i];
+    }
+    hmap_init(&inst->actions);
+    atomic_init(&inst->next_wakeup_us, pac_next_wakeup(pac));
+    return inst;
+}
+
+static void pac_dp_send_deferred(struct pac_dp_thread *);
+
+/* Marks 'inst' dead and sends everything it holds, in per-flow order.
+ * After this, threads that still find it pass packets untouched, and it is
+ * freed once they are done (RCU). */
+static void
+pac_dp_instance_kill(struct pac_dp_instance *inst,
+                     const struct pac_dp_exec *exec)
+{
+    struct pac_dp_thread *thread = pac_dp_thread_get();
+    struct pac_dp_out out;
+    struct pac_dp_emit_ctx ctx = { inst, &out };
+    struct pac_stats stats;
+
+    pac_dp_out_init(&out);
+    ovs_mutex_lock(&inst->out_mutex);
+    ovs_mutex_lock(&inst->mutex);
+    inst->dead = true;
+    pac_get_stats(inst->pac, &stats);
+    pac_flush(inst->pac, pac_dp_emit, &ctx);
+    atomic_store(&inst->next_wakeup_us, UINT64_MAX);
+    ovs_mutex_unlock(&inst->mutex);
+
+    thread->depth++;
+    pac_dp_out_send(&out, exec);
+    thread->depth--;
+    ovs_mutex_unlock(&inst->out_mutex);
+    pac_dp_out_destroy(&out);
+    if (!thread->depth) {
+        pac_dp_send_deferred(thread);
+    }
+
+    VLOG_DBG("PAC instance %"PRIu32" stopped: released %"PRIu32" held "
+             "packets", inst->id, stats.held);
+    ovsrcu_postpone(pac_dp_instance_free, inst);
+}
+
+struct pac_dp *
+pac_dp_create(const char *dp_name)
+{
+    struct pac_dp *dp = xzalloc(sizeof *dp);
+
+    dp->name = xstrdup(dp_name);
+    ovs_mutex_init(&dp->mutex);
+    cmap_init(&dp->instances);
+    atomic_init(&dp->next_wakeup_us, UINT64_MAX);
+    return dp;
+}
+
+void
+pac_dp_destroy(struct pac_dp *dp)
+{
+    struct pac_dp_instance *inst;
+
+    if (!dp) {
+        return;
+    }
+    CMAP_FOR_EACH (inst, node, &dp->instances) {
+        cmap_remove(&dp->instances, &inst->node, hash_int(inst->id, 0));
+        ovsrcu_postpone(pac_dp_instance_free, inst);
+    }
+    cmap_destroy(&dp->instances);
+    ovs_mutex_destroy(&dp->mutex);
+    free(dp->name);
+    free(dp);
+}
+
+int
+pac_dp_set(struct pac_dp *dp, uint32_t id, const struct pac_config *config,
+           const struct pac_dp_exec *exec)
+{
+    struct pac_dp_instance *old, *inst;
+    char err[128];
+
+    if (!pac_config_check(config, err, sizeof err)) {
+        VLOG_WARN("%s: PAC instance %"PRIu32": %s", dp->name, id, err);
+        return EINVAL;
+    }
+
+    ovs_mutex_lock(&dp->mutex);
+    old = pac_dp_lookup(dp, id);
+    if (old && !memcmp(&old->config, config, sizeof *config)) {
+        ovs_mutex_unlock(&dp->mutex);
+        return 0;
+    }
+
+    inst = pac_dp_instance_create(id, config, time_usec());
+    if (!inst) {
+        ovs_mutex_unlock(&dp->mutex);
+        VLOG_WARN("%s: PAC instance %"PRIu32": out of memory (%"PRIuSIZE
+                  " bytes)", dp->name, id, pac_memory_size(config));
+        return ENOMEM;
+    }
+    if (old) {
+        cmap_replace(&dp->instances, &old->node, &inst->node,
+                     hash_int(id, 0));
+    } else {
+        cmap_insert(&dp->instances, &inst->node, hash_int(id, 0));
+    }
+    pac_dp_lower_wakeup(&dp->next_wakeup_us, pac_next_wakeup(inst->pac));
+    ovs_mutex_unlock(&dp->mutex);
+
+    if (old) {
+        pac_dp_instance_kill(old, exec);
+    }
+    VLOG_DBG("%s: PAC instance %"PRIu32" %s", dp->name, id,
+             old ? "reconfigured" : "created");
+    return 0;
+}
+
+int
+pac_dp_del(struct pac_dp *dp, uint32_t id, const struct pac_dp_exec *exec)
+{
+    struct pac_dp_instance *inst;
+
+    ovs_mutex_lock(&dp->mutex);
+    inst = pac_dp_lookup(dp, id);
+    if (inst) {
+        cmap_remove(&dp->instances, &inst->node, hash_int(id, 0));
+    }
+    ovs_mutex_unlock(&dp->mutex);
+
+    if (!inst) {
+        return ENOENT;
+    }
+    pac_dp_instance_kill(inst, exec);
+    return 0;
+}
+
+int
+pac_dp_get(struct pac_dp *dp, uint32_t id, struct pac_stats *stats,
+           void (*flow_cb)(void *aux, const struct pac_flow_info *),
+           void *aux)
+{
+    struct pac_dp_instance *inst = pac_dp_lookup(dp, id);
+
+    if (!inst) {
+        return ENOENT;
+    }
+    ovs_mutex_lock(&inst->mutex);
+    pac_get_stats(inst->pac, stats);
+    if (flow_cb) {
+        pac_dump_flows(inst->pac, flow_cb, aux);
+    }
+    ovs_mutex_unlock(&inst->mutex);
+    return 0;
+}
+
+/* Execution. */
+
+static enum pac_parse_status
+pac_dp_parse(const struct dp_packet *packet, struct pac_segment *seg)
+{
+    const uint8_t *l3 = dp_packet_l3(packet);
+
+    if (l3) {
+        const uint8_t *end = (const uint8_t *) dp_packet_tail(packet)
+                             - dp_packet_l2_pad_size(packet);
+
+        return pac_parse_ip(l3, end - l3, seg);
+    }
+    return pac_parse_eth(dp_packet_data(packet), dp_packet_size(packet),
+                         seg);
+}
+
+static bool
+pac_dp_parse_ok(const struct dp_packet *packet, struct pac_segment *seg)
+{
+    enum pac_parse_status status = pac_dp_parse(packet, seg);
+
+    if (status == PAC_PARSE_OK) {
+        return true;
+    } else if (status == PAC_PARSE_NOT_TCP) {
+        COVERAGE_INC(pac_dp_not_tcp);
+    } else {
+        /* Fragments, truncated or malformed TCP: not ours to judge. */
+        COVERAGE_INC(pac_dp_bad_tcp);
+    }
+    return false;
+}
+
+/* The attributes of a PAC action. */
+struct pac_dp_action {
+    uint32_t id;
+    bool rx;
+    const struct nlattr *actions;
+    size_t actions_len;
+};
+
+static bool
+pac_dp_action_parse(const struct nlattr *a, struct pac_dp_action *pa)
+{
+    const struct nlattr *nla;
+    bool has_id = false;
+    size_t left;
+
+    memset(pa, 0, sizeof *pa);
+    NL_NESTED_FOR_EACH_UNSAFE (nla, left, a) {
+        switch (nl_attr_type(nla)) {
+        case OVS_PAC_ATTR_ID:
+            pa->id = nl_attr_get_u32(nla);
+            has_id = true;
+            break;
+        case OVS_PAC_ATTR_RX:
+            pa->rx = true;
+            break;
+        case OVS_PAC_ATTR_ACTIONS:
+            pa->actions = nl_attr_get(nla);
+            pa->actions_len = nl_attr_get_size(nla);
+            break;
+        }
+    }
+    return has_id && pa->rx != !!pa->actions;
+}
+
+/* Takes the out lock of 'inst' for a thread at nesting depth 'depth'.
+ * Returns false if the thread must not wait for it (it holds another one,
+ * or this one); then the caller defers its releases. */
+static bool
+pac_dp_out_lock(struct pac_dp_instance *inst, int depth)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    if (!depth) {
+        ovs_mutex_lock(&inst->out_mutex);
+        return true;
+    }
+    return !ovs_mutex_trylock(&inst->out_mutex);
+}
+
+/* Sends 'out' and drops 'inst''s out lock, if 'locked'; otherwise queues
+ * 'out' for the outermost PAC action of this thread. */
+static void
+pac_dp_out_finish(struct pac_dp_thread *thread, struct pac_dp_instance *inst,
+                  bool locked, struct pac_dp_out *out,
+                  const struct pac_dp_exec *exec)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    if (locked) {
+        pac_dp_out_send(out, exec);
+        ovs_mutex_unlock(&inst->out_mutex);
+    } else if (out->n) {
+        struct pac_dp_deferred *d = xmalloc(sizeof *d);
+
+        d->inst = inst;
+        d->exec = exec;
+        pac_dp_out_move(&d->out, out);
+        d->next = thread->deferred;
+        thread->deferred = d;
+    }
+}
+
+/* At depth 0: sends what nested instances released meanwhile. */
+static void
+pac_dp_send_deferred(struct pac_dp_thread *thread)
+{
+    while (thread->deferred) {
+        struct pac_dp_deferred *d = thread->deferred;
+
+        thread->deferred = d->next;
+        thread->depth++;
+        ovs_mutex_lock(&d->inst->out_mutex);
+        pac_dp_out_send(&d->out, d->exec);
+        ovs_mutex_unlock(&d->inst->out_mutex);
+        thread->depth--;
+        pac_dp_out_destroy(&d->out);
+        free(d);
+    }
+}
+
+/* pac(id=N,rx): observe; the packets stay in 'batch'. */
+static void
+pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
+                  struct dp_packet_batch *batch, uint64_t now_us,
+                  struct pac_dp_out *out)
+    OVS_REQUIRES(inst->mutex)
+{
+    struct pac_dp_emit_ctx ctx = { inst, out };
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        struct pac_segment seg;
+
+        if (pac_dp_parse_ok(packet, &seg)) {
+            pac_rx(inst->pac, &seg, now_us, pac_dp_emit, &ctx);
+        }
+    }
+    pac_dp_update_wakeup(dp, inst);
+}
+
+/* pac(id=N,actions(...)): every packet of 'batch' (owned by PAC now) goes
+ * to 'out' with the nested actions, or is held. */
+static void
+pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
+                  struct dp_packet_batch *batch,
+                  const struct pac_dp_action *pa, uint64_t now_us,
+                  struct pac_dp_out *out)
+    OVS_REQUIRES(inst->mutex)
+{
+    struct pac_dp_emit_ctx ctx = { inst, out };
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        struct pac_dp_slot *slot = inst->free_slots;
+        struct pac_segment seg;
+
+        if (!pac_dp_parse_ok(packet, &seg)) {
+            pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
+                           0);
+            continue;
+        }
+        if (!slot) {
+            /* Cannot happen while libpac honours max_held; pass. */
+            COVERAGE_INC(pac_dp_no_slot);
+            pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
+                           seg.ip_version);
+            continue;
+        }
+
+        inst->free_slots = slot->next_free;
+        slot->packet = packet;
+        slot->actions = NULL;
+        slot->ip_version = seg.ip_version;
+        if (pac_tx(inst->pac, &seg, slot, now_us, pac_dp_emit, &ctx)
+            == PAC_HELD) {
+            COVERAGE_INC(pac_dp_held);
+            slot->actions = pac_dp_actions_ref(inst, pa->actions,
+                                               pa->actions_len);
+        } else {
+            slot->next_free = inst->free_slots;
+            inst->free_slots = slot;
+            pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
+                           seg.ip_version);
+        }
+    }
+    pac_dp_update_wakeup(dp, inst);
+}
+
+/* Runs the nested actions of 'pa' on 'batch' without PAC. */
+static void
+pac_dp_pass(struct dp_packet_batch *batch, const struct pac_dp_action *pa,
+            bool should_steal, const struct pac_dp_exec *exec)
+{
+    if (pa->rx) {
+        return;
+    }
+    if (!should_steal) {
+        struct dp_packet_batch copy;
+
+        dp_packet_batch_clone(&copy, batch);
+        exec->run(exec->ctx, &copy, pa->actions, pa->actions_len);
+    } else {
+        exec->run(exec->ctx, batch, pa->actions, pa->actions_len);
+        dp_packet_batch_init(batch);
+    }
+}
+
+void
+pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
+                      const struct nlattr *a, bool should_steal,
+                      uint64_t now_us, const struct pac_dp_exec *exec)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct pac_dp_thread *thread = pac_dp_thread_get();
+    struct pac_dp_instance *inst;
+    struct dp_packet_batch copy;
+    struct pac_dp_action pa;
+    struct pac_dp_out out;
+    bool locked;
+
+    if (!pac_dp_action_parse(a, &pa)) {
+        /* odp-util never builds one; drop like an unknown action. */
+        dp_packet_delete_batch(batch, should_steal);
+        return;
+    }
+
+    inst = pac_dp_lookup(dp, pa.id);
+    if (!inst) {
+        COVERAGE_INC(pac_dp_no_instance);
+        pac_dp_pass(batch, &pa, should_steal, exec);
+        goto done;
+    }
+
+    pac_dp_out_init(&out);
+    locked = pac_dp_out_lock(inst, thread->depth);
+    ovs_mutex_lock(&inst->mutex);
+    if (inst->dead) {
+        ovs_mutex_unlock(&inst->mutex);
+        if (locked) {
+            ovs_mutex_unlock(&inst->out_mutex);
+        }
+        pac_dp_pass(batch, &pa, should_steal, exec);
+        goto done;
+    }
+
+    if (pa.rx) {
+        pac_dp_execute_rx(dp, inst, batch, now_us, &out);
+    } else {
+        struct dp_packet_batch *mine = batch;
+
+        if (!should_steal) {
+            dp_packet_batch_clone(&copy, batch);
+            mine = &copy;
+        }
+        pac_dp_execute_tx(dp, inst, mine, &pa, now_us, &out);
+        dp_packet_batch_init(mine);
+    }
+    ovs_mutex_unlock(&inst->mutex);
+
+    thread->depth++;
+    pac_dp_out_finish(thread, inst, locked, &out, exec);
+    thread->depth--;
+    pac_dp_out_destroy(&out);
+
+done:
+    if (pa.rx && should_steal) {
+        /* pac(rx) as the last action: nothing else wants the packets. */
+        dp_packet_delete_batch(batch, true);
+    }
+    if (!thread->depth) {
+        pac_dp_send_deferred(thread);
+    }
+}
+
+uint64_t
+pac_dp_next_wakeup(const struct pac_dp *dp)
+{
+    uint64_t when;
+
+    atomic_read(&CONST_CAST(struct pac_dp *, dp)->next_wakeup_us, &when);
+    return when;
+}
+
+void
+pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct pac_dp_thread *thread = pac_dp_thread_get();
+    struct pac_dp_instance *inst;
+    uint64_t seen, next = UINT64_MAX;
+
+    atomic_read(&dp->next_wakeup_us, &seen);
+    if (now_us < seen) {
+        return;
+    }
+
+    CMAP_FOR_EACH (inst, node, &dp->instances) {
+        struct pac_dp_emit_ctx ctx;
+        struct pac_dp_out out;
+        uint64_t when;
+
+        atomic_read(&inst->next_wakeup_us, &when);
+        if (now_us < when) {
+            next = MIN(next, when);
+            continue;
+        }
+        if (ovs_mutex_trylock(&inst->out_mutex)) {
+            /* Busy elsewhere: look again next time. */
+            next = MIN(next, when);
+            continue;
+        }
+        ovs_mutex_lock(&inst->mutex);
+        if (inst->dead) {
+            ovs_mutex_unlock(&inst->mutex);
+            ovs_mutex_unlock(&inst->out_mutex);
+            continue;
+        }
+        pac_dp_out_init(&out);
+        ctx = (struct pac_dp_emit_ctx) { inst, &out };
+        pac_run(inst->pac, now_us, pac_dp_emit, &ctx);
+        when = pac_next_wakeup(inst->pac);
+        atomic_store(&inst->next_wakeup_us, when);
+        next = MIN(next, when);
+        ovs_mutex_unlock(&inst->mutex);
+
+        thread->depth++;
+        pac_dp_out_send(&out, exec);
+        thread->depth--;
+        ovs_mutex_unlock(&inst->out_mutex);
+        pac_dp_out_destroy(&out);
+    }
+
+    /* Publish the new earliest deadline unless another thread lowered it
+     * meanwhile; then keep the lower of the two. */
+    if (!atomic_compare_exchange_strong(&dp->next_wakeup_us, &seen, next)) {
+        pac_dp_lower_wakeup(&dp->next_wakeup_us, next);
+    }
+    if (!thread->depth) {
+        pac_dp_send_deferred(thread);
+    }
+}
