@@ -1,0 +1,578 @@
+/*
+ * Copyright (c) 2026 ovs-pac authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "pac-ext/pac-bridge.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connectivity.h"
+#include "hash.h"
+#include "ofproto/ofproto.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
+#include "pac.h"
+#include "seq.h"
+#include "smap.h"
+#include "util.h"
+#include "vswitch-idl.h"
+
+VLOG_DEFINE_THIS_MODULE(pac_bridge);
+
+/* Config errors and warnings are logged when they change, and rate-limited
+ * on top of that (a flapping database should not flood the log). */
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* All interfaces of all bridges, by name (OVS interface names are unique
+ * across bridges). */
+static struct hmap ifaces = HMAP_INITIALIZER(&ifaces);
+
+BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS == 31 + PAC_MAX_LEVELS);
+
+/* Expert knobs in PAC:other_config.  The ranges are libpac's
+ * (pac_config_check()), so that a refused value is named by its key. */
+struct pac_knob {
+    const char *key;
+    size_t offset;              /* Of a uint32_t in struct pac_config. */
+    uint32_t min, max;
+};
+
+#define PAC_KNOB(KEY, MEMBER, MIN, MAX) \
+    { KEY, offsetof(struct pac_config, MEMBER), MIN, MAX }
+
+static const struct pac_knob pac_knobs[] = {
+    PAC_KNOB("max-hold-trigger-us", max_hold_trigger_us, 1, 10000000),
+    PAC_KNOB("max-flows", max_flows, 1, 1u << 22),
+    PAC_KNOB("max-held", max_held, 1, 1u << 20),
+    PAC_KNOB("idle-timeout-ms", idle_timeout_ms, 1000, 30 * 60 * 1000),
+    PAC_KNOB("init-window", init_window_segs, 1, 1000),
+    PAC_KNOB("default-mss", default_mss, 64, 65495),
+    PAC_KNOB("base-rtt-us", base_rtt_us, 1, 10000000),
+    PAC_KNOB("lambda-permille", lambda_permille, 1, 999),
+};
+
+static struct pac_bridge_iface *
+iface_find(const char *name)
+{
+    struct pac_bridge_iface *iface;
+
+    HMAP_FOR_EACH_WITH_HASH (iface, node, hash_string(name, 0), &ifaces) {
+        if (!strcmp(iface->name, name)) {
+            return iface;
+        }
+    }
+    return NULL;
+}
+
+static bool
+parse_knob(const struct pac_knob *knob, const char *value, uint32_t *out)
+{
+    unsigned long long int x;
+    char *tail;
+
+    if (value[0] < '0' || value[0] > '9') {
+        return false;
+    }
+    errno = 0;
+    x = strtoull(value, &tail, 10);
+    if (errno || *tail || x < knob->min || x > knob->max) {
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+static int
+compare_int64(const void *a_, const void *b_)
+{
+    int64_t a = *(const int64_t *) a_;
+    int64_t b = *(const int64_t *) b_;
+
+    return a < b ? -1 : a > b;
+}
+
+/* Fills 'mlfq' (n_levels, level_bytes) from PAC:mlfq_thresholds.  Returns
+ * NULL or an error message (without the column name) for the caller to
+ * free. */
+static char *
+parse_mlfq(const struct ovsrec_pac *row, struct pac_config *cfg)
+{
+    size_t n = row->n_mlfq_thresholds;
+    int64_t levels[PAC_MAX_LEVELS];
+
+    if (!n) {
+        return NULL;            /* Keep libpac's default. */
+    }
+    if (n > PAC_MAX_LEVELS - 1) {
+        return xasprintf("at most %d levels may be given", PAC_MAX_LEVELS - 1);
+    }
+    memcpy(levels, row->key_mlfq_thresholds, n * sizeof *levels);
+    qsort(levels, n, sizeof *levels, compare_int64);
+    for (size_t i = 0; i < n; i++) {
+        if (levels[i] != (int64_t) i + 1) {
+            return xasprintf("levels must be 1 to %"PRIuSIZE" without gaps "
+                             "(level %"PRIuSIZE" is missing)", n, i + 1);
+        }
+    }
+
+    cfg->n_levels = n + 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t level = row->key_mlfq_thresholds[i];
+        int64_t bytes = row->value_mlfq_thresholds[i];
+
+        if (bytes < 1 || bytes > UINT32_MAX) {
+            return xasprintf("level %"PRId64": %"PRId64" bytes is out of "
+                             "range [1, %"PRIu32"]", level, bytes,
+                             UINT32_MAX);
+        }
+        cfg->level_bytes[level - 1] = bytes;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (cfg->level_bytes[i] <= cfg->level_bytes[i - 1]) {
+            return xasprintf("thresholds must increase with the level "
+                             "(level %"PRIuSIZE": %"PRIu32" bytes, level "
+                             "%"PRIuSIZE": %"PRIu32" bytes)",
+                             i, cfg->level_bytes[i - 1],
+                             i + 1, cfg->level_bytes[i]);
+        }
+    }
+    return NULL;
+}
+
+/* Translates 'row' into 'cfg': libpac's defaults, then the columns, then
+ * other_config.  Returns NULL if 'cfg' is usable, otherwise an error message
+ * naming the column (and key) for the caller to free.  Appends warnings (for
+ * unknown other_config keys) to 'warnings'. */
+static char *
+pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
+                    struct ds *warnings)
+{
+    char libpac_err[256];
+    char *error;
+
+    pac_config_init(cfg);
+
+    /* OVSDB enforces the ranges of the schema; check again in case the
+     * database runs an older or edited schema. */
+    if (row->n_threshold) {
+        if (*row->threshold < 3000 || *row->threshold > (1 << 30)) {
+            return xasprintf("threshold: %"PRId64" is out of range "
+                             "[3000, %d]", *row->threshold, 1 << 30);
+        }
+        cfg->threshold = *row->threshold;
+    }
+    error = parse_mlfq(row, cfg);
+    if (error) {
+        char *msg = xasprintf("mlfq_thresholds: %s", error);
+
+        free(error);
+        return msg;
+    }
+    if (row->n_ecn) {
+        cfg->ecn = *row->ecn;
+    }
+    if (row->n_max_hold) {
+        if (*row->max_hold < 100 || *row->max_hold > 150000) {
+            return xasprintf("max_hold: %"PRId64" is out of range "
+                             "[100, 150000]", *row->max_hold);
+        }
+        cfg->max_hold_us = *row->max_hold;
+    }
+
+    struct smap_node *node;
+    SMAP_FOR_EACH (node, &row->other_config) {
+        const struct pac_knob *knob = NULL;
+
+        for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
+            if (!strcmp(node->key, pac_knobs[i].key)) {
+                knob = &pac_knobs[i];
+                break;
+            }
+        }
+        if (!knob) {
+            ds_put_format(warnings, "%sother_config:%s: unknown key, ignored",
+                          warnings->length ? "; " : "", node->key);
+            continue;
+        }
+        if (!parse_knob(knob, node->value,
+                        ALIGNED_CAST(uint32_t *,
+                                     (char *) cfg + knob->offset))) {
+            return xasprintf("other_config:%s: \"%s\" is not an integer in "
+                             "[%"PRIu32", %"PRIu32"]", knob->key, node->value,
+                             knob->min, knob->max);
+        }
+    }
+
+    if (!pac_config_check(cfg, libpac_err, sizeof libpac_err)) {
+        return xstrdup(libpac_err);
+    }
+    return NULL;
+}
+
+static bool
+pac_config_equal(const struct pac_config *a, const struct pac_config *b)
+{
+    if (a->n_levels != b->n_levels) {
+        return false;
+    }
+    for (uint32_t i = 0; i + 1 < a->n_levels; i++) {
+        if (a->level_bytes[i] != b->level_bytes[i]) {
+            return false;
+        }
+    }
+    return (a->threshold == b->threshold
+            && a->ecn == b->ecn
+            && a->max_hold_us == b->max_hold_us
+            && a->max_hold_trigger_us == b->max_hold_trigger_us
+            && a->max_flows == b->max_flows
+            && a->max_held == b->max_held
+            && a->idle_timeout_ms == b->idle_timeout_ms
+            && a->init_window_segs == b->init_window_segs
+            && a->default_mss == b->default_mss
+            && a->base_rtt_us == b->base_rtt_us
+            && a->lambda_permille == b->lambda_permille
+            && a->hash_seed == b->hash_seed);
+}
+
+/* Takes ownership of 'status' (may be NULL). */
+static void
+iface_set_status(struct pac_bridge_iface *iface, char *status)
+{
+    if (!nullable_string_is_equal(iface->status, status)) {
+        free(iface->status);
+        iface->status = status;
+        iface->status_changed = true;
+        /* Wake up bridge.c's status update (run_status_update()). */
+        seq_change(connectivity_seq_get());
+    } else {
+        free(status);
+    }
+}
+
+/* Stops PAC on 'iface''s port if it might be running. */
+static void
+iface_disable(struct pac_bridge_iface *iface)
+{
+    if (iface->attempted) {
+        int error = ofproto_port_set_pac(iface->ofproto, iface->ofp_port,
+                                         NULL);
+        if (iface->enabled) {
+            VLOG_INFO("interface %s: PAC disabled", iface->name);
+        }
+        if (error && error != EOPNOTSUPP && error != ENOENT) {
+            VLOG_WARN_RL(&rl, "interface %s: disabling PAC failed (%s)",
+                         iface->name, ovs_strerror(error));
+        }
+    }
+    iface->attempted = false;
+    iface->error = 0;
+    iface->enabled = false;
+}
+
+static void
+iface_log_warnings(struct pac_bridge_iface *iface, struct ds *warnings)
+{
+    const char *w = warnings->length ? ds_cstr(warnings) : NULL;
+
+    if (!nullable_string_is_equal(iface->warnings, w)) {
+        if (w) {
+            VLOG_WARN_RL(&rl, "interface %s: PAC: %s", iface->name, w);
+        }
+        free(iface->warnings);
+        iface->warnings = nullable_xstrdup(w);
+    }
+}
+
+static void
+iface_apply(struct pac_bridge_iface *iface, const struct ovsrec_pac *row)
+{
+    struct ds warnings = DS_EMPTY_INITIALIZER;
+    struct pac_config cfg;
+    char *error;
+
+    error = pac_config_from_row(row, &cfg, &warnings);
+    iface_log_warnings(iface, &warnings);
+    ds_destroy(&warnings);
+
+    if (error) {
+        char *status = xasprintf(PAC_BRIDGE_STATUS_ERROR "%s", error);
+
+        if (!nullable_string_is_equal(iface->status, status)) {
+            VLOG_WARN_RL(&rl, "interface %s: invalid PAC configuration, PAC "
+                         "disabled: %s", iface->name, error);
+        }
+        free(error);
+        iface_disable(iface);
+        iface_set_status(iface, status);
+        return;
+    }
+
+    if (iface->attempted && pac_config_equal(&cfg, iface->cfg)
+        && (!iface->error || iface->error == EOPNOTSUPP)) {
+        return;                 /* Nothing changed (retry other errors). */
+    }
+
+    int err = ofproto_port_set_pac(iface->ofproto, iface->ofp_port, &cfg);
+    iface->attempted = true;
+    iface->error = err;
+    *iface->cfg = cfg;
+    if (!err) {
+        struct ds s = DS_EMPTY_INITIALIZER;
+
+        pac_bridge_format_config(&cfg, &s);
+        VLOG_INFO("interface %s: PAC %s (%s)", iface->name,
+                  iface->enabled ? "reconfigured" : "enabled", ds_cstr(&s));
+        ds_destroy(&s);
+        iface->enabled = true;
+        iface_set_status(iface, xstrdup(PAC_BRIDGE_STATUS_ENABLED));
+    } else if (err == EOPNOTSUPP) {
+        iface->enabled = false;
+        char *status = xasprintf(PAC_BRIDGE_STATUS_UNSUPPORTED "%s",
+                                 iface->dp_type);
+        if (!nullable_string_is_equal(iface->status, status)) {
+            VLOG_WARN_RL(&rl, "interface %s: PAC is not supported by "
+                         "datapath type %s", iface->name, iface->dp_type);
+        }
+        iface_set_status(iface, status);
+    } else {
+        iface->enabled = false;
+        VLOG_WARN_RL(&rl, "interface %s: enabling PAC failed (%s)",
+                     iface->name, ovs_strerror(err));
+        iface_set_status(iface, xasprintf(PAC_BRIDGE_STATUS_ERROR "%s",
+                                          ovs_strerror(err)));
+    }
+}
+
+static void
+iface_free(struct pac_bridge_iface *iface)
+{
+    hmap_remove(&ifaces, &iface->node);
+    free(iface->name);
+    free(iface->br_name);
+    free(iface->dp_type);
+    free(iface->status);
+    free(iface->warnings);
+    free(iface->cfg);
+    free(iface);
+}
+
+void
+pac_bridge_iface_configure(struct ofproto *ofproto, const char *br_name,
+                           const char *dp_type, const char *iface_name,
+                           ofp_port_t ofp_port, const struct ovsrec_pac *row)
+{
+    struct pac_bridge_iface *iface = iface_find(iface_name);
+
+    if (iface && (iface->ofproto != ofproto || iface->ofp_port != ofp_port)) {
+        /* The interface moved without pac_bridge_iface_destroy() (which
+         * should not happen): the old port is gone, start afresh. */
+        iface_free(iface);
+        iface = NULL;
+    }
+    if (!iface) {
+        iface = xzalloc(sizeof *iface);
+        iface->name = xstrdup(iface_name);
+        iface->ofproto = ofproto;
+        iface->br_name = xstrdup(br_name);
+        iface->dp_type = xstrdup(dp_type);
+        iface->ofp_port = ofp_port;
+        iface->cfg = xmalloc(sizeof *iface->cfg);
+        pac_config_init(iface->cfg);
+        hmap_insert(&ifaces, &iface->node, hash_string(iface_name, 0));
+    }
+
+    iface->configured = row != NULL;
+    if (row) {
+        iface_apply(iface, row);
+    } else {
+        iface_disable(iface);
+        free(iface->warnings);
+        iface->warnings = NULL;
+        iface_set_status(iface, NULL);
+    }
+}
+
+void
+pac_bridge_iface_destroy(const char *iface_name)
+{
+    struct pac_bridge_iface *iface = iface_find(iface_name);
+
+    if (iface) {
+        iface_disable(iface);
+        iface_free(iface);
+    }
+}
+
+bool
+pac_bridge_status_changed(const char *iface_name)
+{
+    const struct pac_bridge_iface *iface = iface_find(iface_name);
+
+    return iface && iface->status_changed;
+}
+
+/* Adds key "pac" to 'status' if PAC is configured on 'iface_name'. */
+void
+pac_bridge_put_status(const char *iface_name, struct smap *status)
+{
+    struct pac_bridge_iface *iface = iface_find(iface_name);
+
+    if (iface) {
+        if (iface->status) {
+            smap_replace(status, "pac", iface->status);
+        }
+        iface->status_changed = false;
+    }
+}
+
+/* Statistics keys, in the order pac_bridge_put_stats() writes them.  The
+ * per-level keys follow "pac_held". */
+static const char *const held_level_keys[PAC_MAX_LEVELS] = {
+    "pac_held_level0", "pac_held_level1", "pac_held_level2",
+    "pac_held_level3", "pac_held_level4", "pac_held_level5",
+    "pac_held_level6", "pac_held_level7",
+};
+
+static const char *const released_keys[PAC_N_REL_CAUSES] = {
+    [PAC_REL_FIT] = "pac_released_fit",
+    [PAC_REL_MAX_HOLD] = "pac_released_max_hold",
+    [PAC_REL_CAP] = "pac_released_cap",
+    [PAC_REL_FLUSH] = "pac_released_flush",
+};
+
+/* Appends the PAC statistics of 'iface_name', if PAC runs there, to 'keys'
+ * and 'values' (room for PAC_BRIDGE_MAX_STATS).  Returns the number of keys
+ * added. */
+size_t
+pac_bridge_put_stats(const char *iface_name,
+                     const char *keys[], int64_t values[])
+{
+    const struct pac_bridge_iface *iface = iface_find(iface_name);
+    struct pac_stats s;
+    size_t n = 0;
+
+    if (!iface || !iface->enabled
+        || ofproto_port_get_pac(iface->ofproto, iface->ofp_port, &s,
+                                NULL, NULL)) {
+        return 0;
+    }
+
+#define PUT(KEY, VALUE)                         \
+    do {                                        \
+        keys[n] = KEY;                          \
+        values[n] = MIN((VALUE), INT64_MAX);    \
+        n++;                                    \
+    } while (0)
+
+    PUT("pac_in_flight", s.in_flight);
+    PUT("pac_threshold", s.threshold);
+    PUT("pac_alpha_permille", s.alpha_permille);
+    PUT("pac_control_interval_us", s.control_interval_us);
+    PUT("pac_avg_rtt_us", s.avg_rtt_us);
+    PUT("pac_flows", s.flows);
+    PUT("pac_held", s.held);
+    for (uint32_t i = 0; i < iface->cfg->n_levels && i < PAC_MAX_LEVELS;
+         i++) {
+        PUT(held_level_keys[i], s.held_per_level[i]);
+    }
+    PUT("pac_max_held_seen", s.max_held_seen);
+    PUT("pac_rx_packets", s.rx_packets);
+    PUT("pac_rx_bytes", s.rx_bytes);
+    PUT("pac_rx_ce", s.rx_ce);
+    PUT("pac_tx_packets", s.tx_packets);
+    PUT("pac_tx_passed", s.tx_passed);
+    PUT("pac_tx_held", s.tx_held);
+    for (int i = 0; i < PAC_N_REL_CAUSES; i++) {
+        PUT(released_keys[i], s.released[i]);
+    }
+    PUT("pac_stale_drops", s.stale_drops);
+    PUT("pac_stale_events", s.stale_events);
+    PUT("pac_corrections", s.corrections);
+    PUT("pac_silence_resets", s.silence_resets);
+    PUT("pac_dry_reclaims", s.dry_reclaims);
+    PUT("pac_dry_bytes", s.dry_bytes);
+    PUT("pac_request_triggers", s.request_triggers);
+    PUT("pac_handshake_triggers", s.handshake_triggers);
+    PUT("pac_flows_created", s.flows_created);
+    PUT("pac_flows_expired", s.flows_expired);
+    PUT("pac_flows_closed", s.flows_closed);
+    PUT("pac_evictions", s.evictions);
+    PUT("pac_untracked", s.untracked);
+#undef PUT
+
+    ovs_assert(n <= PAC_BRIDGE_MAX_STATS);
+    return n;
+}
+
+const struct pac_bridge_iface *
+pac_bridge_iface_find(const char *iface_name)
+{
+    return iface_find(iface_name);
+}
+
+static int
+compare_ifaces(const void *a_, const void *b_)
+{
+    const struct pac_bridge_iface *const *a = a_;
+    const struct pac_bridge_iface *const *b = b_;
+
+    return strcmp((*a)->name, (*b)->name);
+}
+
+/* Returns the interfaces with PAC configured, sorted by name, in an array
+ * that the caller must free.  Stores their number in '*n'. */
+const struct pac_bridge_iface **
+pac_bridge_ifaces_sorted(size_t *n)
+{
+    const struct pac_bridge_iface **array;
+    const struct pac_bridge_iface *iface;
+
+    array = xmalloc((hmap_count(&ifaces) + 1) * sizeof *array);
+    *n = 0;
+    HMAP_FOR_EACH (iface, node, &ifaces) {
+        if (iface->configured) {
+            array[(*n)++] = iface;
+        }
+    }
+    qsort(array, *n, sizeof *array, compare_ifaces);
+    return array;
+}
+
+/* Appends 'cfg' to 's' in the terms of the PAC table, e.g. "threshold=96000
+ * mlfq_thresholds={1=20000} ecn=true max_hold=20000 max-hold-trigger-us=..."
+ * (every knob, defaults included). */
+void
+pac_bridge_format_config(const struct pac_config *cfg, struct ds *s)
+{
+    ds_put_format(s, "threshold=%"PRIu32" mlfq_thresholds={", cfg->threshold);
+    for (uint32_t i = 0; i + 1 < cfg->n_levels; i++) {
+        ds_put_format(s, "%s%"PRIu32"=%"PRIu32, i ? ", " : "", i + 1,
+                      cfg->level_bytes[i]);
+    }
+    ds_put_format(s, "} ecn=%s max_hold=%"PRIu32,
+                  cfg->ecn ? "true" : "false", cfg->max_hold_us);
+    for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
+        const struct pac_knob *knob = &pac_knobs[i];
+
+        ds_put_format(s, " %s=%"PRIu32, knob->key,
+                      *ALIGNED_CAST(const uint32_t *,
+                                    (const char *) cfg + knob->offset));
+    }
+}

@@ -1,0 +1,102 @@
+/*
+ * Copyright (c) 2026 ovs-pac authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PAC_BRIDGE_H
+#define PAC_BRIDGE_H 1
+
+/* PAC configuration of ovs-vswitchd's interfaces, from OVSDB.
+ *
+ * vswitchd/bridge.c calls these functions from a few hooks; they keep a
+ * registry of interfaces (by name) with the PAC configuration last applied
+ * to each one and its status.  Everything runs in the main thread.
+ *
+ *   - pac_bridge_iface_configure(): from bridge_reconfigure(), for every
+ *     interface.  Translates the Interface's PAC row (if any) into a
+ *     'struct pac_config', validates it and enables, replaces or disables
+ *     PAC on the port through ofproto_port_set_pac(), only when something
+ *     changed.
+ *
+ *   - pac_bridge_iface_destroy(): from iface_destroy__(), while the ofproto
+ *     and its port still exist.  Disables PAC on the port.
+ *
+ *   - pac_bridge_status_changed() and pac_bridge_put_status(): from
+ *     iface_refresh_netdev_status(), to add the "pac" key to
+ *     Interface:status.
+ *
+ *   - pac_bridge_put_stats(): from iface_refresh_stats(), to add the
+ *     "pac_*" keys to Interface:statistics.
+ *
+ * The "ovs-appctl pac/..." commands (pac-unixctl.c) read the registry
+ * through pac_bridge_iface_find() and pac_bridge_ifaces_sorted(). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "openflow/openflow.h"
+#include "openvswitch/hmap.h"
+
+struct ds;
+struct ofproto;
+struct pac_config;
+struct ovsrec_pac;
+struct smap;
+
+/* Values of Interface:status:pac. */
+#define PAC_BRIDGE_STATUS_ENABLED "enabled"
+#define PAC_BRIDGE_STATUS_UNSUPPORTED "unsupported by datapath type "
+#define PAC_BRIDGE_STATUS_ERROR "error: "
+
+/* One interface known to the bridge. */
+struct pac_bridge_iface {
+    struct hmap_node node;      /* In the registry, by 'name'. */
+    char *name;                 /* Interface name. */
+    struct ofproto *ofproto;    /* Its bridge. */
+    char *br_name;              /* Its bridge's name. */
+    char *dp_type;              /* Its bridge's datapath type. */
+    ofp_port_t ofp_port;        /* Its OpenFlow port number. */
+
+    bool configured;            /* Interface:pac references a PAC row. */
+    bool enabled;               /* PAC runs on the port with 'cfg'. */
+    bool attempted;             /* ofproto_port_set_pac() was last called
+                                 * with 'cfg' (whatever its result). */
+    int error;                  /* What that call returned. */
+    struct pac_config *cfg;     /* Last config given to the datapath (the
+                                 * header is free of libpac's, for
+                                 * bridge.c). */
+    char *status;               /* Interface:status:pac, NULL if none. */
+    bool status_changed;        /* 'status' not yet written to OVSDB. */
+    char *warnings;             /* Last warnings logged, to log once. */
+};
+
+void pac_bridge_iface_configure(struct ofproto *, const char *br_name,
+                                const char *dp_type, const char *iface_name,
+                                ofp_port_t, const struct ovsrec_pac *);
+void pac_bridge_iface_destroy(const char *iface_name);
+
+bool pac_bridge_status_changed(const char *iface_name);
+void pac_bridge_put_status(const char *iface_name, struct smap *status);
+
+/* Most keys pac_bridge_put_stats() adds: 31 + PAC_MAX_LEVELS. */
+#define PAC_BRIDGE_MAX_STATS 39
+size_t pac_bridge_put_stats(const char *iface_name,
+                            const char *keys[], int64_t values[]);
+
+const struct pac_bridge_iface *pac_bridge_iface_find(const char *iface_name);
+const struct pac_bridge_iface **pac_bridge_ifaces_sorted(size_t *n);
+
+void pac_bridge_format_config(const struct pac_config *, struct ds *);
+
+#endif /* pac-bridge.h */
