@@ -25,8 +25,16 @@ include $(srcdir)/pac-ext/pac-paths.mk
 
 noinst_LTLIBRARIES += pac-ext/libpacext.la
 pac_ext_libpacext_la_SOURCES = \
+	pac-ext/pac-bridge.c \
+	pac-ext/pac-bridge.h \
+	pac-ext/pac-dp.c \
+	pac-ext/pac-dp.h \
+	pac-ext/pac-ofproto.c \
+	pac-ext/pac-ofproto.h \
 	pac-ext/pac-unixctl.c \
-	pac-ext/pac-unixctl.h
+	pac-ext/pac-unixctl.h \
+	pac-ext/pac-xlate.c \
+	pac-ext/pac-xlate.h
 pac_ext_libpacext_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(PAC_TOP_SRCDIR)/lib
 # Our code compiles without warnings; 'make PAC_EXT_WERROR=' to relax.
 PAC_EXT_WERROR = -Werror

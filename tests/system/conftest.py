@@ -1,0 +1,98 @@
+"""pytest fixtures of the system tests (see README.md in this directory).
+
+  build   (session)  OvsBuild of a private copy of the patched OVS build's
+                     programs and schema (from build/ovs or $OVS_BUILDDIR,
+                     waited for if it is being rebuilt).
+  topo    (function) Topology set up: OVS in its own namespace, br0
+                     (netdev), vm-p -> namespace vm (10.0.0.2), peer-p ->
+                     namespace peer (10.0.0.1).  At teardown it checks that
+                     the daemons still run and logged no ERR/EMER, copies the
+                     logs to build/test-logs/system/<test>/ if the test
+                     failed, and removes everything.
+  ovs     (function) topo.ovs.
+  pac     (function) like ovs, but skips the test when the built schema has
+                     no PAC table.
+
+At the end of the session one line "system: N passed, N failed, N skipped"
+is printed for tools/test's counting (errors count as failures).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ovs_env import PREFIX, TOP, Ovs, OvsBuild, Topology, cleanup_stale  # noqa: E402
+
+LOG_DIR = TOP / "build" / "test-logs" / "system"
+
+
+@pytest.fixture(scope="session")
+def build() -> Iterator[OvsBuild]:
+    """A private copy of the build's programs and schema (others may
+    rebuild build/ovs while the tests run)."""
+    if os.geteuid() != 0:
+        pytest.skip("system tests need root (namespaces, veth, OVS)")
+    for line in cleanup_stale():
+        print(f"removed leftover {line}")
+    src = OvsBuild()
+    dest = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-bin-"))
+    try:
+        yield src.snapshot(dest)
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
+
+
+@pytest.fixture
+def topo(build: OvsBuild, request) -> Iterator[Topology]:
+    t = Topology(build)
+    ok = False
+    try:
+        t.setup()
+        yield t
+        t.check_health()
+        rep = getattr(request.node, "rep_call", None)
+        ok = rep is None or not rep.failed
+    finally:
+        if not ok:
+            t.save_logs(LOG_DIR / request.node.name)
+            print(f"logs saved in {LOG_DIR / request.node.name}")
+        t.teardown()
+
+
+@pytest.fixture
+def ovs(topo: Topology) -> Ovs:
+    return topo.ovs
+
+
+@pytest.fixture
+def pac(build: OvsBuild, request) -> Ovs:
+    if build.pac_table() is None:
+        pytest.skip("PAC not built yet: the schema of "
+                    f"{build.origin} has no PAC table")
+    return request.getfixturevalue("topo").ovs
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    stats = terminalreporter.stats
+    bad = {r.nodeid for k in ("failed", "error") for r in stats.get(k, [])}
+    good = {r.nodeid for r in stats.get("passed", [])} - bad
+    skipped = {r.nodeid for r in stats.get("skipped", [])} - bad - good
+    terminalreporter.write_line(
+        f"system: {len(good)} passed, {len(bad)} failed, "
+        f"{len(skipped)} skipped")
