@@ -2,9 +2,11 @@
 # Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
 # Version 2.0.
 """Prints Ethernet frames carrying TCP segments as hex, for
-'ovs-appctl netdev-dummy/receive' in the PAC autotests (tests/pac.at).
+'ovs-appctl netdev-dummy/receive' in the PAC autotests (tests/pac.at), and
+decodes such frames.
 
-    pac-packet.py [options]
+    pac-packet.py [options] [+ [options]]...
+    pac-packet.py --decode < HEX-LINES
 
 Options (defaults in brackets):
   --src MAC/IP:PORT   sender, e.g. 50:54:00:00:00:01/10.0.0.1:80
@@ -15,15 +17,26 @@ Options (defaults in brackets):
   --mss N             add an MSS option
   --ecn N             IP ECN field 0..3 [0]
   --frag              IPv4: set "more fragments" (a first fragment)
+  --frag-offset N     IPv4: fragment offset in 8-byte units [0]
   --truncate N        cut the frame to N bytes
   --proto N           IP protocol [6]; with N != 6 the payload follows
                       the IP header directly
+  --data-offset N     TCP data offset field in 32-bit words (default:
+                      the real header length; a wrong one is malformed)
+  --arp               an ARP request from --src for --dst's IP instead
+  --count N           N frames, the sequence number advancing by --len [1]
 IPv6 addresses (containing ':') must be written in brackets:
   50:54:00:00:00:01/[fd00::1]:80
+Several frame descriptions separated by '+' print all their frames on one
+line, separated by spaces (netdev-dummy/receive takes several).
+
+--decode reads hex frames, one per line (as 'ovs-pcap' prints them), and
+prints one line per frame: 'SRC:PORT>DST:PORT FLAGS seq=N ack=N len=N' for
+TCP, 'ip SRC>DST proto=N' for other IP, 'eth type=0xNNNN' otherwise.
 """
 import argparse
-import struct
 import socket
+import struct
 import sys
 
 
@@ -45,7 +58,7 @@ def endpoint(text):
     return bytes.fromhex(mac.replace(":", "")), addr, int(port)
 
 
-def main():
+def parser():
     p = argparse.ArgumentParser()
     p.add_argument("--src", required=True)
     p.add_argument("--dst", required=True)
@@ -56,10 +69,27 @@ def main():
     p.add_argument("--mss", type=int)
     p.add_argument("--ecn", type=int, default=0)
     p.add_argument("--frag", action="store_true")
+    p.add_argument("--frag-offset", type=int, default=0)
     p.add_argument("--truncate", type=int)
     p.add_argument("--proto", type=int, default=6)
-    a = p.parse_args()
+    p.add_argument("--data-offset", type=int)
+    p.add_argument("--arp", action="store_true")
+    p.add_argument("--count", type=int, default=1)
+    return p
 
+
+def arp_frame(a):
+    smac, sip, _ = endpoint(a.src)
+    _, dip, _ = endpoint(a.dst)
+    arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, smac,
+                      socket.inet_aton(sip), b"\0" * 6,
+                      socket.inet_aton(dip))
+    return b"\xff" * 6 + smac + struct.pack("!H", 0x0806) + arp
+
+
+def frame(a, seq):
+    if a.arp:
+        return arp_frame(a)
     smac, sip, sport = endpoint(a.src)
     dmac, dip, dport = endpoint(a.dst)
     v6 = ":" in sip
@@ -71,8 +101,10 @@ def main():
     opts = struct.pack("!BBH", 2, 4, a.mss) if a.mss else b""
     payload = bytes(i & 0xff for i in range(a.len))
     if a.proto == 6:
-        l4 = struct.pack("!HHIIBBHHH", sport, dport, a.seq & 0xffffffff,
-                         a.ack & 0xffffffff, (5 + len(opts) // 4) << 4,
+        doff = (a.data_offset if a.data_offset is not None
+                else 5 + len(opts) // 4)
+        l4 = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xffffffff,
+                         a.ack & 0xffffffff, doff << 4,
                          flags, 65535, 0, 0) + opts + payload
     else:
         l4 = payload
@@ -85,7 +117,7 @@ def main():
     else:
         s, d = (socket.inet_aton(x) for x in (sip, dip))
         pseudo = s + d + struct.pack("!xBH", a.proto, len(l4))
-        frag = 0x2000 if a.frag else 0
+        frag = (0x2000 if a.frag else 0) | a.frag_offset
         ip = struct.pack("!BBHHHBBH4s4s", 0x45, a.ecn, 20 + len(l4), 1,
                          frag, 64, a.proto, 0, s, d)
         ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
@@ -93,10 +125,60 @@ def main():
     if a.proto == 6:
         c = csum(pseudo + l4)
         l4 = l4[:16] + struct.pack("!H", c) + l4[18:]
-    frame = dmac + smac + struct.pack("!H", ethertype) + ip + l4
+    f = dmac + smac + struct.pack("!H", ethertype) + ip + l4
     if a.truncate is not None:
-        frame = frame[:a.truncate]
-    sys.stdout.write(frame.hex() + "\n")
+        f = f[:a.truncate]
+    return f
+
+
+def decode(hexline):
+    b = bytes.fromhex(hexline.strip())
+    etype = struct.unpack("!H", b[12:14])[0]
+    if etype == 0x0800:
+        ihl = (b[14] & 0x0f) * 4
+        proto = b[23]
+        src = socket.inet_ntoa(b[26:30])
+        dst = socket.inet_ntoa(b[30:34])
+        total = struct.unpack("!H", b[16:18])[0]
+        l4 = b[14 + ihl:14 + total]
+        frag = struct.unpack("!H", b[20:22])[0] & 0x3fff
+    elif etype == 0x86dd:
+        proto = b[20]
+        src = "[%s]" % socket.inet_ntop(socket.AF_INET6, b[22:38])
+        dst = "[%s]" % socket.inet_ntop(socket.AF_INET6, b[38:54])
+        plen = struct.unpack("!H", b[18:20])[0]
+        l4 = b[54:54 + plen]
+        frag = 0
+    else:
+        return "eth type=0x%04x" % etype
+    if proto != 6 or frag or len(l4) < 20:
+        return "ip %s>%s proto=%d" % (src, dst, proto)
+    sport, dport, seq, ack, off, fl = struct.unpack("!HHIIBB", l4[:14])
+    flags = "".join(c for i, c in enumerate("FSRPAUEC") if fl & (1 << i))
+    return "%s:%d>%s:%d %s seq=%d ack=%d len=%d" % (
+        src, sport, dst, dport, flags, seq, ack, len(l4) - (off >> 4) * 4)
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv == ["--decode"]:
+        for line in sys.stdin:
+            if line.strip():
+                print(decode(line))
+        return
+
+    groups = [[]]
+    for arg in argv:
+        if arg == "+":
+            groups.append([])
+        else:
+            groups[-1].append(arg)
+    frames = []
+    for g in groups:
+        a = parser().parse_args(g)
+        for i in range(a.count):
+            frames.append(frame(a, a.seq + i * a.len).hex())
+    sys.stdout.write(" ".join(frames) + "\n")
 
 
 if __name__ == "__main__":
