@@ -19,6 +19,8 @@ Options (defaults in brackets):
   --frag              IPv4: set "more fragments" (a first fragment)
   --frag-offset N     IPv4: fragment offset in 8-byte units [0]
   --truncate N        cut the frame to N bytes
+  --cut-l4 N          cut the TCP header and payload to N bytes, with IP
+                      lengths to match (a short TCP header)
   --proto N           IP protocol [6]; with N != 6 the payload follows
                       the IP header directly
   --data-offset N     TCP data offset field in 32-bit words (default:
@@ -71,6 +73,7 @@ def parser():
     p.add_argument("--frag", action="store_true")
     p.add_argument("--frag-offset", type=int, default=0)
     p.add_argument("--truncate", type=int)
+    p.add_argument("--cut-l4", type=int)
     p.add_argument("--proto", type=int, default=6)
     p.add_argument("--data-offset", type=int)
     p.add_argument("--arp", action="store_true")
@@ -108,6 +111,8 @@ def frame(a, seq):
                          flags, 65535, 0, 0) + opts + payload
     else:
         l4 = payload
+    if a.cut_l4 is not None:
+        l4 = l4[:a.cut_l4]
     if v6:
         s, d = (socket.inet_pton(socket.AF_INET6, x) for x in (sip, dip))
         pseudo = s + d + struct.pack("!IxxxB", len(l4), a.proto)
@@ -122,7 +127,7 @@ def frame(a, seq):
                          frag, 64, a.proto, 0, s, d)
         ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
         ethertype = 0x0800
-    if a.proto == 6:
+    if a.proto == 6 and len(l4) >= 18:
         c = csum(pseudo + l4)
         l4 = l4[:16] + struct.pack("!H", c) + l4[18:]
     f = dmac + smac + struct.pack("!H", ethertype) + ip + l4
