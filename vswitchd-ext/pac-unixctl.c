@@ -295,7 +295,15 @@ pac_unixctl_init(void)
                                  pac_unixctl_show, NULL);
         unixctl_command_register("pac/dump-flows", "interface", 1, 1,
                                  pac_unixctl_dump_flows, NULL);
-        VLOG_DBG("ovs-pac %s (libpac %s)", OVS_PAC_VERSION, pac_version());
         ovsthread_once_done(&once);
     }
+}
+
+/* Logs the versions once, next to OVS's own version line: after
+ * daemonizing, so that nothing extra reaches the console of whoever
+ * started ovs-vswitchd (OVS's testsuite checks that). */
+void
+pac_unixctl_log_version(void)
+{
+    VLOG_INFO_ONCE("ovs-pac %s (libpac %s)", OVS_PAC_VERSION, pac_version());
 }

@@ -23,5 +23,6 @@
  * bridge_init(); further calls do nothing. */
 
 void pac_unixctl_init(void);
+void pac_unixctl_log_version(void);
 
 #endif /* pac-unixctl.h */
