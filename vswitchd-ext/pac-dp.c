@@ -212,6 +212,21 @@ pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
     out->n = 0;
 }
 
+/* Sends 'out' while this thread holds 'inst''s out lock, then drops the
+ * lock.  PAC actions nested in what is sent see a nonzero depth, so they
+ * never wait for another out lock (see pac-dp.h). */
+static void
+pac_dp_out_send_unlock(struct pac_dp_thread *thread,
+                       struct pac_dp_instance *inst, struct pac_dp_out *out,
+                       const struct pac_dp_exec *exec)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    thread->depth++;
+    pac_dp_out_send(out, exec);
+    thread->depth--;
+    ovs_mutex_unlock(&inst->out_mutex);
+}
+
 /* Interned actions. */
 
 static struct pac_dp_actions *
@@ -399,14 +414,9 @@ pac_dp_instance_kill(struct pac_dp_instance *inst,
     atomic_store(&inst->next_wakeup_us, UINT64_MAX);
     ovs_mutex_unlock(&inst->mutex);
 
-    thread->depth++;
-    pac_dp_out_send(&out, exec);
-    thread->depth--;
-    ovs_mutex_unlock(&inst->out_mutex);
+    pac_dp_out_send_unlock(thread, inst, &out, exec);
     pac_dp_out_destroy(&out);
-    if (!thread->depth) {
-        pac_dp_send_deferred(thread);
-    }
+    pac_dp_send_deferred(thread);
 
     VLOG_DBG("PAC instance %"PRIu32" stopped: released %"PRIu32" held "
              "packets", inst->id, stats.held);
@@ -614,8 +624,7 @@ pac_dp_out_finish(struct pac_dp_thread *thread, struct pac_dp_instance *inst,
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     if (locked) {
-        pac_dp_out_send(out, exec);
-        ovs_mutex_unlock(&inst->out_mutex);
+        pac_dp_out_send_unlock(thread, inst, out, exec);
     } else if (out->n) {
         struct pac_dp_deferred *d = xmalloc(sizeof *d);
 
@@ -627,19 +636,18 @@ pac_dp_out_finish(struct pac_dp_thread *thread, struct pac_dp_instance *inst,
     }
 }
 
-/* At depth 0: sends what nested instances released meanwhile. */
+/* Once the thread is out of every PAC action (depth 0): sends what nested
+ * instances released meanwhile. */
 static void
 pac_dp_send_deferred(struct pac_dp_thread *thread)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
 {
-    while (thread->deferred) {
+    while (!thread->depth && thread->deferred) {
         struct pac_dp_deferred *d = thread->deferred;
 
         thread->deferred = d->next;
-        thread->depth++;
         ovs_mutex_lock(&d->inst->out_mutex);
-        pac_dp_out_send(&d->out, d->exec);
-        ovs_mutex_unlock(&d->inst->out_mutex);
-        thread->depth--;
+        pac_dp_out_send_unlock(thread, d->inst, &d->out, d->exec);
         pac_dp_out_destroy(&d->out);
         free(d);
     }
@@ -784,9 +792,7 @@ pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
     }
     ovs_mutex_unlock(&inst->mutex);
 
-    thread->depth++;
     pac_dp_out_finish(thread, inst, locked, &out, exec);
-    thread->depth--;
     pac_dp_out_destroy(&out);
 
 done:
@@ -794,9 +800,7 @@ done:
         /* pac(rx) as the last action: nothing else wants the packets. */
         dp_packet_delete_batch(batch, true);
     }
-    if (!thread->depth) {
-        pac_dp_send_deferred(thread);
-    }
+    pac_dp_send_deferred(thread);
 }
 
 uint64_t
@@ -850,10 +854,7 @@ pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
         next = MIN(next, when);
         ovs_mutex_unlock(&inst->mutex);
 
-        thread->depth++;
-        pac_dp_out_send(&out, exec);
-        thread->depth--;
-        ovs_mutex_unlock(&inst->out_mutex);
+        pac_dp_out_send_unlock(thread, inst, &out, exec);
         pac_dp_out_destroy(&out);
     }
 
@@ -862,7 +863,5 @@ pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
     if (!atomic_compare_exchange_strong(&dp->next_wakeup_us, &seen, next)) {
         pac_dp_lower_wakeup(&dp->next_wakeup_us, next);
     }
-    if (!thread->depth) {
-        pac_dp_send_deferred(thread);
-    }
+    pac_dp_send_deferred(thread);
 }
