@@ -442,8 +442,7 @@ pac_bridge_put_status(const char *iface_name, struct smap *status)
     }
 }
 
-/* Statistics keys, in the order pac_bridge_put_stats() writes them.  The
- * per-level keys follow "pac_held". */
+/* Keys of the per-level held counts. */
 static const char *const held_level_keys[PAC_MAX_LEVELS] = {
     "pac_held_level0", "pac_held_level1", "pac_held_level2",
     "pac_held_level3", "pac_held_level4", "pac_held_level5",
@@ -457,6 +456,54 @@ static const char *const released_keys[PAC_N_REL_CAUSES] = {
     [PAC_REL_FLUSH] = "pac_released_flush",
 };
 
+size_t
+pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
+                      struct pac_bridge_stat list[])
+{
+    size_t n = 0;
+
+#define PUT(GROUP, KEY, VALUE) \
+    list[n++] = (struct pac_bridge_stat) { GROUP, KEY, VALUE }
+
+    PUT("state", "pac_in_flight", s->in_flight);
+    PUT("state", "pac_threshold", s->threshold);
+    PUT("state", "pac_alpha_permille", s->alpha_permille);
+    PUT("state", "pac_control_interval_us", s->control_interval_us);
+    PUT("state", "pac_avg_rtt_us", s->avg_rtt_us);
+    PUT("held", "pac_held", s->held);
+    for (uint32_t i = 0; i < n_levels && i < PAC_MAX_LEVELS; i++) {
+        PUT("held", held_level_keys[i], s->held_per_level[i]);
+    }
+    PUT("held", "pac_max_held_seen", s->max_held_seen);
+    PUT("flows", "pac_flows", s->flows);
+    PUT("flows", "pac_flows_created", s->flows_created);
+    PUT("flows", "pac_flows_expired", s->flows_expired);
+    PUT("flows", "pac_flows_closed", s->flows_closed);
+    PUT("flows", "pac_evictions", s->evictions);
+    PUT("flows", "pac_untracked", s->untracked);
+    PUT("rx", "pac_rx_packets", s->rx_packets);
+    PUT("rx", "pac_rx_bytes", s->rx_bytes);
+    PUT("rx", "pac_rx_ce", s->rx_ce);
+    PUT("tx", "pac_tx_packets", s->tx_packets);
+    PUT("tx", "pac_tx_passed", s->tx_passed);
+    PUT("tx", "pac_tx_held", s->tx_held);
+    for (int i = 0; i < PAC_N_REL_CAUSES; i++) {
+        PUT("released", released_keys[i], s->released[i]);
+    }
+    PUT("stale", "pac_stale_drops", s->stale_drops);
+    PUT("stale", "pac_stale_events", s->stale_events);
+    PUT("corrections", "pac_corrections", s->corrections);
+    PUT("corrections", "pac_silence_resets", s->silence_resets);
+    PUT("corrections", "pac_dry_reclaims", s->dry_reclaims);
+    PUT("corrections", "pac_dry_bytes", s->dry_bytes);
+    PUT("triggers", "pac_request_triggers", s->request_triggers);
+    PUT("triggers", "pac_handshake_triggers", s->handshake_triggers);
+#undef PUT
+
+    ovs_assert(n <= PAC_BRIDGE_MAX_STATS);
+    return n;
+}
+
 /* Appends the PAC statistics of 'iface_name', if PAC runs there, to 'keys'
  * and 'values' (room for PAC_BRIDGE_MAX_STATS).  Returns the number of keys
  * added. */
@@ -465,8 +512,9 @@ pac_bridge_put_stats(const char *iface_name,
                      const char *keys[], int64_t values[])
 {
     const struct pac_bridge_iface *iface = iface_find(iface_name);
+    struct pac_bridge_stat list[PAC_BRIDGE_MAX_STATS];
     struct pac_stats s;
-    size_t n = 0;
+    size_t n;
 
     if (!iface || !iface->enabled
         || ofproto_port_get_pac(iface->ofproto, iface->ofp_port, &s,
@@ -474,50 +522,11 @@ pac_bridge_put_stats(const char *iface_name,
         return 0;
     }
 
-#define PUT(KEY, VALUE)                         \
-    do {                                        \
-        keys[n] = KEY;                          \
-        values[n] = MIN((VALUE), INT64_MAX);    \
-        n++;                                    \
-    } while (0)
-
-    PUT("pac_in_flight", s.in_flight);
-    PUT("pac_threshold", s.threshold);
-    PUT("pac_alpha_permille", s.alpha_permille);
-    PUT("pac_control_interval_us", s.control_interval_us);
-    PUT("pac_avg_rtt_us", s.avg_rtt_us);
-    PUT("pac_flows", s.flows);
-    PUT("pac_held", s.held);
-    for (uint32_t i = 0; i < iface->cfg->n_levels && i < PAC_MAX_LEVELS;
-         i++) {
-        PUT(held_level_keys[i], s.held_per_level[i]);
+    n = pac_bridge_stats_list(&s, iface->cfg->n_levels, list);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = list[i].key;
+        values[i] = MIN(list[i].value, INT64_MAX);
     }
-    PUT("pac_max_held_seen", s.max_held_seen);
-    PUT("pac_rx_packets", s.rx_packets);
-    PUT("pac_rx_bytes", s.rx_bytes);
-    PUT("pac_rx_ce", s.rx_ce);
-    PUT("pac_tx_packets", s.tx_packets);
-    PUT("pac_tx_passed", s.tx_passed);
-    PUT("pac_tx_held", s.tx_held);
-    for (int i = 0; i < PAC_N_REL_CAUSES; i++) {
-        PUT(released_keys[i], s.released[i]);
-    }
-    PUT("pac_stale_drops", s.stale_drops);
-    PUT("pac_stale_events", s.stale_events);
-    PUT("pac_corrections", s.corrections);
-    PUT("pac_silence_resets", s.silence_resets);
-    PUT("pac_dry_reclaims", s.dry_reclaims);
-    PUT("pac_dry_bytes", s.dry_bytes);
-    PUT("pac_request_triggers", s.request_triggers);
-    PUT("pac_handshake_triggers", s.handshake_triggers);
-    PUT("pac_flows_created", s.flows_created);
-    PUT("pac_flows_expired", s.flows_expired);
-    PUT("pac_flows_closed", s.flows_closed);
-    PUT("pac_evictions", s.evictions);
-    PUT("pac_untracked", s.untracked);
-#undef PUT
-
-    ovs_assert(n <= PAC_BRIDGE_MAX_STATS);
     return n;
 }
 

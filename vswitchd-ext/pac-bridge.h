@@ -91,6 +91,21 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
 
 /* Most keys pac_bridge_put_stats() adds: 31 + PAC_MAX_LEVELS. */
 #define PAC_BRIDGE_MAX_STATS 39
+
+/* One PAC statistic: its Interface:statistics key ("pac_held"; pac/show
+ * prints it without "pac_") and the pac/show line it is on ("held"). */
+struct pac_bridge_stat {
+    const char *group;
+    const char *key;
+    uint64_t value;
+};
+
+/* Fills 'list' (room for PAC_BRIDGE_MAX_STATS) with the statistics in 's'
+ * of an instance with 'n_levels' MLFQ levels, grouped, in the order
+ * pac/show prints them.  Returns how many. */
+struct pac_stats;
+size_t pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
+                             struct pac_bridge_stat list[]);
 size_t pac_bridge_put_stats(const char *iface_name,
                             const char *keys[], int64_t values[]);
 

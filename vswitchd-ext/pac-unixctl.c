@@ -86,44 +86,19 @@ show_stats(const struct pac_bridge_iface *iface, struct ds *s)
         return;
     }
 
-    ds_put_format(s, "  state: in_flight=%"PRIu64" threshold=%"PRIu64
-                  " alpha_permille=%"PRIu32" control_interval_us=%"PRIu32
-                  " avg_rtt_us=%"PRIu32"\n",
-                  st.in_flight, st.threshold, st.alpha_permille,
-                  st.control_interval_us, st.avg_rtt_us);
-    ds_put_format(s, "  held: held=%"PRIu32, st.held);
-    for (uint32_t i = 0; i < iface->cfg->n_levels && i < PAC_MAX_LEVELS;
-         i++) {
-        ds_put_format(s, " held_level%"PRIu32"=%"PRIu32,
-                      i, st.held_per_level[i]);
+    struct pac_bridge_stat list[PAC_BRIDGE_MAX_STATS];
+    size_t n = pac_bridge_stats_list(&st, iface->cfg->n_levels, list);
+    const char *group = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!group || strcmp(group, list[i].group)) {
+            group = list[i].group;
+            ds_put_format(s, "%s  %s:", i ? "\n" : "", group);
+        }
+        ds_put_format(s, " %s=%"PRIu64, list[i].key + strlen("pac_"),
+                      list[i].value);
     }
-    ds_put_format(s, " max_held_seen=%"PRIu32"\n", st.max_held_seen);
-    ds_put_format(s, "  flows: flows=%"PRIu32" flows_created=%"PRIu64
-                  " flows_expired=%"PRIu64" flows_closed=%"PRIu64
-                  " evictions=%"PRIu64" untracked=%"PRIu64"\n",
-                  st.flows, st.flows_created, st.flows_expired,
-                  st.flows_closed, st.evictions, st.untracked);
-    ds_put_format(s, "  rx: rx_packets=%"PRIu64" rx_bytes=%"PRIu64
-                  " rx_ce=%"PRIu64"\n",
-                  st.rx_packets, st.rx_bytes, st.rx_ce);
-    ds_put_format(s, "  tx: tx_packets=%"PRIu64" tx_passed=%"PRIu64
-                  " tx_held=%"PRIu64"\n",
-                  st.tx_packets, st.tx_passed, st.tx_held);
-    ds_put_cstr(s, "  released:");
-    for (int i = 0; i < PAC_N_REL_CAUSES; i++) {
-        ds_put_format(s, " released_%s=%"PRIu64,
-                      pac_release_cause_name(i), st.released[i]);
-    }
-    ds_put_format(s, "\n  stale: stale_drops=%"PRIu64" stale_events=%"PRIu64
-                  "\n", st.stale_drops, st.stale_events);
-    ds_put_format(s, "  corrections: corrections=%"PRIu64
-                  " silence_resets=%"PRIu64" dry_reclaims=%"PRIu64
-                  " dry_bytes=%"PRIu64"\n",
-                  st.corrections, st.silence_resets, st.dry_reclaims,
-                  st.dry_bytes);
-    ds_put_format(s, "  triggers: request_triggers=%"PRIu64
-                  " handshake_triggers=%"PRIu64"\n",
-                  st.request_triggers, st.handshake_triggers);
+    ds_put_char(s, '\n');
 }
 
 static void
