@@ -28,16 +28,11 @@
 static bool
 pac_xlate_is_tcp(const struct flow *flow, struct flow_wildcards *wc)
 {
+    wc->masks.dl_type = OVS_BE16_MAX;
     if (!is_ip_any(flow)) {
-        if (wc) {
-            wc->masks.dl_type = OVS_BE16_MAX;
-        }
         return false;
     }
-    if (wc) {
-        wc->masks.dl_type = OVS_BE16_MAX;
-        wc->masks.nw_proto = UINT8_MAX;
-    }
+    wc->masks.nw_proto = UINT8_MAX;
     return flow->nw_proto == IPPROTO_TCP;
 }
 
