@@ -143,7 +143,10 @@ struct pac {
     uint64_t iv_ce;
     double bw_smooth;           /* BW_S, bytes per microsecond. */
     double in_flight_smooth;    /* in_flight_S. */
-    double bw_max;              /* Highest BW_T seen. */
+    double bw_max;              /* Peak receive rate, bytes per us, over
+                                 * PAC_RATE_WINDOW_US windows. */
+    uint64_t rate_start;        /* Start of the current rate window. */
+    uint64_t rate_bytes;        /* Bytes received in it. */
     uint64_t silent_since;      /* Start of a spell with no data... */
     bool silent;                /* ...if there is one. */
     uint32_t tx_held;           /* pac_tx()'s own held packet, or PAC_NONE. */

@@ -87,6 +87,9 @@
 #define PAC_MIN_INTERVAL_US 10
 #define PAC_MAX_INTERVAL_US 100000
 
+/* Shortest window over which bw_max, the peak receive rate, is measured. */
+#define PAC_RATE_WINDOW_US 1000
+
 static uint32_t tcp_trigger_bytes(const struct pac *,
                                   const struct pac_flow *,
                                   const struct pac_held *);
@@ -837,6 +840,32 @@ correct_in_flight(struct pac *pac, uint64_t excess)
     }
 }
 
+/* Tracks bw_max, the peak receive rate over windows of at least
+ * PAC_RATE_WINDOW_US.  A single control interval is too short for it: a
+ * real datapath delivers segments in batches, and a batch inside one short
+ * interval reads as many times the link rate, which would shrink the time
+ * derived from bw_max (dry_time()). */
+static void
+update_rate(struct pac *pac, bool gap)
+{
+    uint64_t now = pac->now;
+
+    if (gap) {
+        pac->rate_start = pac->iv_start;
+        pac->rate_bytes = 0;
+    }
+    pac->rate_bytes += pac->iv_bytes;
+    if (now - pac->rate_start >= PAC_RATE_WINDOW_US) {
+        double rate = (double) pac->rate_bytes / (now - pac->rate_start);
+
+        if (rate > pac->bw_max) {
+            pac->bw_max = rate;
+        }
+        pac->rate_start = now;
+        pac->rate_bytes = 0;
+    }
+}
+
 /* Control interval (average RTT): threshold control, eq. (2), deviation
  * correction, eq. (6), and the silence reset. */
 static void
@@ -850,9 +879,7 @@ end_interval(struct pac *pac)
     double alpha = 0.0;
     bool gap = dur > 4 * (uint64_t) interval;
 
-    if (bw > pac->bw_max) {
-        pac->bw_max = bw;
-    }
+    update_rate(pac, gap);
     if (pac->cfg.ecn && pac->iv_pkts) {
         alpha = (double) pac->iv_ce / pac->iv_pkts;
     }
