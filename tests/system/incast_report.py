@@ -1,0 +1,119 @@
+"""Tables, CSV files and plots of incast runs (incast_testbed.RunResult)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Iterable, Optional
+
+from incast_testbed import RunResult, TestbedConfig
+
+MODES = ("off", "pac")
+LABELS = {"off": "plain OVS", "pac": "OVS + PAC"}
+
+
+def workload_name(r: RunResult) -> str:
+    if r.bytes_per_sender:
+        return f"{r.bytes_per_sender // 1024} KB per sender"
+    return f"{r.total_bytes / 2**20:g} MB in total"
+
+
+def table(results: list[RunResult]) -> str:
+    """One line per sender count: PAC off and on side by side."""
+    head = (f"{'workload':<18} {'senders':>7} | {'goodput Mbit/s':>15} | "
+            f"{'timeout rounds':>14} | {'RCT p99 ms':>15} | "
+            f"{'drops':>13} | {'max held':>8}")
+    sub = (f"{'':<18} {'':>7} | {'off':>7} {'pac':>7} | {'off':>6} "
+           f"{'pac':>7} | {'off':>7} {'pac':>7} | {'off':>6} {'pac':>6} |")
+    lines = [head, sub, "-" * len(head)]
+    rows: dict[tuple[str, int], dict[str, RunResult]] = {}
+    for r in results:
+        rows.setdefault((workload_name(r), r.senders), {})[r.mode] = r
+    for (wl, n), by_mode in rows.items():
+        def f(mode: str, fmt: str, get) -> str:
+            r = by_mode.get(mode)
+            return format(get(r), fmt) if r else "-"
+        lines.append(
+            f"{wl:<18} {n:>7} | "
+            f"{f('off', '7.1f', lambda r: r.goodput_mbps):>7} "
+            f"{f('pac', '7.1f', lambda r: r.goodput_mbps):>7} | "
+            f"{f('off', '', lambda r: f'{r.timeout_rounds}/{r.rounds}'):>6} "
+            f"{f('pac', '', lambda r: f'{r.timeout_rounds}/{r.rounds}'):>7} | "
+            f"{f('off', '7.1f', lambda r: r.rct_p99_ms):>7} "
+            f"{f('pac', '7.1f', lambda r: r.rct_p99_ms):>7} | "
+            f"{f('off', 'd', lambda r: r.bottleneck_drops):>6} "
+            f"{f('pac', 'd', lambda r: r.bottleneck_drops):>6} | "
+            f"{f('pac', '', lambda r: r.max_held):>8}")
+    return "\n".join(lines)
+
+
+def write_csv(results: Iterable[RunResult], path: Path,
+              cfg: TestbedConfig) -> None:
+    results = list(results)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [dict(r.as_row(), rate_mbit=cfg.rate_mbit,
+                 buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold())
+            for r in results]
+    if not rows:
+        return
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
+         title: Optional[str] = None) -> Optional[Path]:
+    """Goodput, timeout ratio and RCT p99 vs. senders, PAC off and on; one
+    column per workload.  Returns None (and says why) without
+    matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no plot: python3-matplotlib is not installed "
+              "(tools/install-deps installs it)")
+        return None
+    workloads = list(dict.fromkeys(workload_name(r) for r in results))
+    fig, axes = plt.subplots(3, len(workloads), squeeze=False,
+                             figsize=(5.5 * len(workloads), 9),
+                             sharex="col")
+    # TCP payload share of what tbf counts (frames without preamble).
+    ceiling = cfg.rate_mbit * 1448 / 1514
+    for col, wl in enumerate(workloads):
+        for mode, style in zip(MODES, ("o--", "s-")):
+            rs = sorted((r for r in results
+                         if workload_name(r) == wl and r.mode == mode),
+                        key=lambda r: r.senders)
+            if not rs:
+                continue
+            n = [r.senders for r in rs]
+            axes[0][col].plot(n, [r.goodput_mbps for r in rs], style,
+                              label=LABELS[mode])
+            axes[1][col].plot(n, [r.timeout_rounds / max(r.rounds, 1)
+                                  for r in rs], style, label=LABELS[mode])
+            axes[2][col].plot(n, [r.rct_p99_ms for r in rs], style,
+                              label=LABELS[mode])
+        axes[0][col].axhline(ceiling, color="grey", lw=0.8, ls=":",
+                             label="TCP goodput of the link")
+        axes[0][col].set_title(wl)
+        axes[0][col].set_ylabel("goodput (Mbit/s)")
+        axes[0][col].set_ylim(bottom=0)
+        axes[1][col].set_ylabel("rounds with a timeout")
+        axes[1][col].set_ylim(-0.05, 1.05)
+        axes[2][col].set_ylabel("request completion p99 (ms)")
+        axes[2][col].set_yscale("log")
+        axes[2][col].set_xlabel("senders")
+        for ax in axes[:, col]:
+            ax.set_xscale("log", base=2)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][col].legend(fontsize="small")
+    fig.suptitle(title or (f"TCP incast through Open vSwitch: bottleneck "
+                           f"{cfg.rate_mbit:g} Mbit/s, {cfg.buffer_bytes // 1000} KB "
+                           f"buffer, RTOmin {cfg.rto_min_ms} ms"))
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

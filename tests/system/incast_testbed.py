@@ -1,0 +1,424 @@
+"""The incast testbed: real Linux TCP senders, a drop-tail ToR bottleneck,
+and the patched ovs-vswitchd on the receiver's hypervisor.
+
+    sender hosts             ToR (Linux bridge)                hypervisor (ovs-vswitchd)     VM
+    ns snd1  eth0 ==veth== s1 ┐
+    ns snd2  eth0 ==veth== s2 ├─ br-tor ─ uplink ==veth== up-p ─ br0 (netdev, NORMAL) ─ vm-p ==veth== eth0
+    ...                       ┘    tbf on "uplink": rate + byte limit = the switch port's buffer
+
+Every sender host runs one `incast server`; the VM runs `incast client`
+(bench/incast), which opens N connections spread evenly over the hosts and
+runs barrier-synchronised rounds.  The bottleneck is the ToR port toward
+the hypervisor: `tc tbf` with `rate` and a byte `limit` is a drop-tail
+queue of that size, the shallow switch buffer of the paper.  PAC runs on
+the VM's port (vm-p) of the hypervisor's Open vSwitch: "off" = plain OVS
+(no PAC row), "pac" = PAC enabled with the threshold of the testbed.
+
+Used by the system tests (test_incast.py), the demo and the benchmark sweep
+(tools/incast, see `tools/incast --help`).  Everything it creates carries
+the "ovspac-<pid>-" prefix of ovs_env and is removed by close(), or by
+ovs_env.cleanup_stale() if the process was killed.
+
+What the kernel here cannot do: it has no netem, so no delay is added; the
+base RTT is what veths and the userspace datapath give (measured with ping
+and reported).  `base_rtt_us` only tells PAC what to assume until it has
+measured a handshake.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
+                     disable_offloads, run, unique_name, wait_until)
+
+INCAST_DIR = TOP / "bench" / "incast"
+INCAST = INCAST_DIR / "incast"
+SERVER_PORT = 7100
+VM_IP = "10.1.0.2"
+VM_PORT = "vm-p"
+UPLINK_PORT = "up-p"
+PREFIXLEN = 16
+
+
+def build_incast() -> Path:
+    """Builds bench/incast/incast if it is missing or out of date."""
+    run(["make", "-s", "-C", str(INCAST_DIR)], timeout=300)
+    return INCAST
+
+
+@dataclass
+class TestbedConfig:
+    """The testbed's knobs; defaults are the paper's (§V): 1 Gbit/s,
+    ~100 KB of switch buffer, RTOmin 200 ms."""
+    __test__ = False            # Not a pytest test class.
+    rate_mbit: float = 1000.0       # Bottleneck rate (ToR -> hypervisor).
+    buffer_bytes: int = 100_000     # Drop-tail buffer (tbf byte limit).
+    hosts: int = 8                  # Sender hosts (network namespaces).
+    rto_min_ms: int = 200           # Senders' RTOmin, per route.
+    cc: str = "cubic"               # Senders' congestion control.
+    offloads: bool = False          # TSO/GSO/GRO on the sender links.
+    mtu: int = 1500
+    base_rtt_us: int = 100          # PAC's RTT until it measured one.
+    pac_threshold: Optional[int] = None     # Default: see threshold().
+    tbf_burst_bytes: int = 0        # Default: 3 MTUs (token bucket depth).
+
+    def threshold(self) -> int:
+        """PAC's threshold: what may be in flight toward the VM without
+        loss, the switch buffer plus the pipe (rate x base RTT), as in the
+        paper (§III-B)."""
+        if self.pac_threshold:
+            return self.pac_threshold
+        bdp = int(self.rate_mbit * 1e6 / 8 * self.base_rtt_us / 1e6)
+        return max(3000, self.buffer_bytes + bdp)
+
+    def burst(self) -> int:
+        # Small: a deep token bucket lets bursts pass above the rate.
+        return self.tbf_burst_bytes or 3 * self.mtu
+
+
+@dataclass
+class Workload:
+    """Paper §V: 'fixed volume per sender' or 'fixed total volume'."""
+    senders: int
+    rounds: int = 10
+    bytes_per_sender: int = 0       # One of these two is set.
+    total_bytes: int = 0
+
+    def describe(self) -> str:
+        if self.bytes_per_sender:
+            return f"{self.senders} x {self.bytes_per_sender} B"
+        return f"{self.senders} senders, {self.total_bytes} B in total"
+
+
+@dataclass
+class RunResult:
+    mode: str                       # "off" or "pac".
+    senders: int
+    rounds: int
+    goodput_mbps: float
+    timeout_rounds: int
+    rct_p50_ms: float
+    rct_p99_ms: float
+    bytes: int
+    errors: int
+    sender_rtos: int
+    sender_retrans: int
+    bytes_per_sender: int = 0
+    total_bytes: int = 0
+    # As PAC sees it (pac mode only; None otherwise).
+    rtt_p50_us: Optional[float] = None
+    rtt_p99_us: Optional[float] = None
+    max_held: Optional[int] = None
+    pac: dict = field(default_factory=dict)     # pac_* statistics deltas.
+    bottleneck_drops: int = 0       # tbf drops during the run.
+    client_exit: int = 0
+    round_rct_ms: list = field(default_factory=list)
+
+    def result_line(self) -> str:
+        return (f"RESULT mode={self.mode} senders={self.senders} "
+                f"goodput_mbps={self.goodput_mbps:.1f} "
+                f"timeout_rounds={self.timeout_rounds} rounds={self.rounds} "
+                f"rct_p99_ms={self.rct_p99_ms:.1f}")
+
+    def as_row(self) -> dict:
+        row = asdict(self)
+        row.pop("pac")
+        row.pop("round_rct_ms")
+        for k in ("tx_held", "released_fit", "released_max_hold",
+                  "stale_drops"):
+            row[f"pac_{k}"] = self.pac.get(f"pac_{k}", "")
+        return row
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (the incast client uses the same)."""
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = max(1, math.ceil(p / 100 * len(s)))
+    return s[k - 1]
+
+
+class Testbed:
+    __test__ = False            # Not a pytest test class.
+    """The namespaces, links, bottleneck, OVS and incast servers.  Use as a
+    context manager, or call setup() and close()."""
+
+    def __init__(self, build: OvsBuild, config: TestbedConfig = TestbedConfig(),
+                 log=print):
+        self.build = build
+        self.cfg = config
+        self.log = log
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-"))
+        self.namespaces: list[Netns] = []
+        self.senders: list[tuple[Netns, str]] = []      # (ns, ip)
+        self.servers: list[subprocess.Popen] = []
+        self.ovs: Optional[Ovs] = None
+        self.base_rtt_ms: Optional[float] = None
+
+    def __enter__(self) -> "Testbed":
+        try:
+            return self.setup()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- set-up --------------------------------------------------------------
+
+    def _netns(self, kind: str) -> Netns:
+        ns = Netns(unique_name(kind))
+        self.namespaces.append(ns)
+        return ns
+
+    def _veth(self, a: Netns, a_dev: str, b: Netns, b_dev: str,
+              offloads: bool = False) -> None:
+        run(["ip", "link", "add", a_dev, "netns", a.name, "type", "veth",
+             "peer", "name", b_dev, "netns", b.name])
+        for ns, dev in ((a, a_dev), (b, b_dev)):
+            if not offloads:
+                disable_offloads(ns, dev)
+            ns.run(["ip", "link", "set", dev, "mtu", str(self.cfg.mtu), "up"])
+
+    def setup(self) -> "Testbed":
+        cfg = self.cfg
+        if cfg.hosts < 1 or cfg.hosts > 250:
+            raise ValueError("hosts: 1 to 250 sender hosts")
+        build_incast()
+        self.tor = self._netns("tor")
+        self.hv = self._netns("hv")
+        self.vm = self._netns("vm")
+
+        # The hypervisor's Open vSwitch: br0 (netdev), uplink and VM port.
+        self.ovs = Ovs(self.build, self.workdir, self.hv)
+        self.ovs.start()
+        self.ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
+                       "datapath_type=netdev")
+        self._veth(self.tor, "uplink", self.hv, UPLINK_PORT)
+        self._veth(self.hv, VM_PORT, self.vm, "eth0")
+        for port in (UPLINK_PORT, VM_PORT):
+            self.ovs.vsctl("add-port", "br0", port)
+        self.ovs.ofctl("del-flows", "br0")
+        self.ovs.ofctl("add-flow", "br0", "actions=NORMAL")
+        self.vm.run(["ip", "addr", "add", f"{VM_IP}/{PREFIXLEN}",
+                     "dev", "eth0"])
+        # The VM closes N connections per run: let it reuse ports.
+        self.vm.run(["sysctl", "-qw", "net.ipv4.tcp_tw_reuse=1"])
+
+        # The ToR: a Linux bridge; its port toward the hypervisor is the
+        # bottleneck (drop-tail, 'buffer_bytes' deep).
+        self.tor.run(["ip", "link", "add", "br-tor", "type", "bridge",
+                      "stp_state", "0", "forward_delay", "0"])
+        self.tor.run(["ip", "link", "set", "br-tor", "up"])
+        # Bridged frames would also traverse iptables (br_netfilter is
+        # built into this kernel): a switch does not do that.
+        for proto in ("iptables", "ip6tables", "arptables"):
+            self.tor.run(["sysctl", "-qw",
+                          f"net.bridge.bridge-nf-call-{proto}=0"],
+                         check=False)
+        self.tor.run(["ip", "link", "set", "uplink", "master", "br-tor"])
+        self.tor.run(["tc", "qdisc", "replace", "dev", "uplink", "root", "tbf",
+                      "rate", f"{cfg.rate_mbit}mbit",
+                      "burst", str(cfg.burst()),
+                      "limit", str(cfg.buffer_bytes)])
+
+        for i in range(cfg.hosts):
+            ns = self._netns(f"snd{i + 1}")
+            ip = f"10.1.1.{i + 1}"
+            self._veth(ns, "eth0", self.tor, f"s{i + 1}", cfg.offloads)
+            self.tor.run(["ip", "link", "set", f"s{i + 1}", "master",
+                          "br-tor"])
+            ns.run(["ip", "addr", "add", f"{ip}/{PREFIXLEN}", "dev", "eth0"])
+            # RTOmin is a route attribute: the senders' RTO is what matters
+            # in incast (their data is what the bottleneck drops).
+            ns.run(["ip", "route", "replace", f"10.1.0.0/{PREFIXLEN}",
+                    "dev", "eth0", "proto", "kernel", "scope", "link",
+                    "src", ip, "rto_min", f"{cfg.rto_min_ms}ms"])
+            self.senders.append((ns, ip))
+            self._start_server(ns, ip)
+        for ns, ip in self.senders:
+            self._ping(ns, VM_IP)
+        self.base_rtt_ms = self._measure_rtt()
+        return self
+
+    def _start_server(self, ns: Netns, ip: str) -> None:
+        log = open(self.workdir / f"server-{ip}.log", "wb")
+        p = subprocess.Popen(
+            ns.cmd([str(INCAST), "server", "--listen", f"{ip}:{SERVER_PORT}",
+                    "--cc", self.cfg.cc]),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            start_new_session=True)
+        log.close()
+        self.servers.append(p)
+
+    def _ping(self, ns: Netns, ip: str, timeout: float = 15) -> None:
+        def ok():
+            return ns.run(["ping", "-c", "1", "-W", "1", ip],
+                          check=False).returncode == 0
+        wait_until(ok, timeout, 0.1, f"ping {ip} from {ns.name}")
+
+    def _measure_rtt(self) -> float:
+        """Median ping RTT sender host 1 -> VM, in ms."""
+        ns, _ = self.senders[0]
+        out = ns.run(["ping", "-c", "20", "-i", "0.01", "-q", VM_IP],
+                     check=False, timeout=30).stdout
+        m = re.search(r"= [\d.]+/([\d.]+)/", out)
+        return float(m.group(1)) if m else float("nan")
+
+    # -- runs ----------------------------------------------------------------
+
+    def tbf_drops(self) -> int:
+        out = self.tor.run(["tc", "-s", "qdisc", "show", "dev", "uplink"]).stdout
+        m = re.search(r"dropped (\d+)", out)
+        return int(m.group(1)) if m else 0
+
+    def pac_on(self, **columns) -> None:
+        cols = {"threshold": self.cfg.threshold(),
+                "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us)}}
+        cols.update(columns)
+        self.ovs.pac_enable(VM_PORT, **cols)
+        wait_until(lambda: self.ovs.iface_status(VM_PORT).get("pac")
+                   == "enabled", 10, 0.1, "PAC enabled on the VM port")
+
+    def pac_off(self) -> None:
+        self.ovs.pac_disable(VM_PORT)
+
+    def _pac_counters(self) -> dict[str, int]:
+        """pac_* counters of the VM port, read now from pac/show (the
+        Interface:statistics column lags by up to 5 s)."""
+        out = self.ovs.appctl("pac/show", VM_PORT)
+        return {f"pac_{k}": int(v)
+                for k, v in re.findall(r"\b([a-z0-9_]+)=(\d+)\b", out)}
+
+    def _pac_rtts(self) -> list[float]:
+        out = self.ovs.appctl("pac/dump-flows", VM_PORT, timeout=30)
+        return [float(v) for v in re.findall(r"\brtt_us=(\d+)", out)
+                if int(v) > 0]
+
+    def run(self, mode: str, wl: Workload,
+            timeout_ms: int = 30000) -> RunResult:
+        """One run of 'wl' with PAC off or on ('mode' "off" or "pac").
+        PAC is enabled fresh for the run (so its high-water marks are the
+        run's own) and disabled after it."""
+        if mode not in ("off", "pac"):
+            raise ValueError(f"mode: 'off' or 'pac', not {mode!r}")
+        hosts = self._hosts_for(wl.senders)
+        per_host = wl.senders // hosts
+        servers = ",".join(f"{ip}:{SERVER_PORT}"
+                           for _, ip in self.senders[:hosts])
+        jfile = self.workdir / f"run-{mode}-{wl.senders}.json"
+        cmd = [str(INCAST), "client", "--servers", servers,
+               "--conns-per-server", str(per_host),
+               "--rounds", str(wl.rounds), "--timeout-ms", str(timeout_ms),
+               "--json", str(jfile)]
+        if wl.bytes_per_sender:
+            cmd += ["--bytes-per-sender", str(wl.bytes_per_sender)]
+        else:
+            cmd += ["--total-bytes", str(wl.total_bytes)]
+
+        if mode == "pac":
+            self.pac_on()
+        before = self._pac_counters() if mode == "pac" else {}
+        drops0 = self.tbf_drops()
+        budget = 60 + wl.rounds * (timeout_ms / 1000 + 2)
+        try:
+            p = self.vm.run(cmd, check=False, timeout=budget)
+            drops = self.tbf_drops() - drops0
+            pac, rtts = {}, []
+            if mode == "pac":
+                after = self._pac_counters()
+                pac = {k: v - before.get(k, 0) for k, v in after.items()}
+                # Gauges, not counters: keep their values.
+                for k in ("pac_max_held_seen", "pac_held", "pac_flows",
+                          "pac_threshold", "pac_avg_rtt_us", "pac_in_flight"):
+                    if k in after:
+                        pac[k] = after[k]
+                rtts = self._pac_rtts()
+        finally:
+            if mode == "pac":
+                self.pac_off()
+        return self._result(mode, wl, p, jfile, drops, pac, rtts)
+
+    def _hosts_for(self, senders: int) -> int:
+        """The most sender hosts (up to cfg.hosts) that divide 'senders'
+        evenly, so every host carries the same number of connections."""
+        if senders < 1:
+            raise ValueError("senders: at least 1")
+        return max(h for h in range(1, min(self.cfg.hosts, senders) + 1)
+                   if senders % h == 0)
+
+    @staticmethod
+    def _result(mode: str, wl: Workload, p: subprocess.CompletedProcess,
+                jfile: Path, drops: int, pac: dict,
+                rtts: list[float]) -> RunResult:
+        res = dict(re.findall(r"\b(\w+)=([\d.]+)",
+                              _last_line(p.stdout, "RESULT ")))
+        rto = dict(re.findall(r"\b(\w+)=(\d+)",
+                              _last_line(p.stdout, "RTO ")))
+        if "goodput_mbps" not in res:
+            raise RuntimeError(f"incast client failed (exit {p.returncode})"
+                               f": {p.stderr.strip()[-2000:]}")
+        rcts = []
+        try:
+            rcts = [r["rct_ms"] for r in json.loads(jfile.read_text())
+                    ["rounds"] if r.get("ok")]
+        except (OSError, ValueError, KeyError):
+            pass
+        return RunResult(
+            mode=mode, senders=wl.senders, rounds=int(res["rounds"]),
+            goodput_mbps=float(res["goodput_mbps"]),
+            timeout_rounds=int(rto.get("timeout_rounds", -1)),
+            rct_p50_ms=float(res["rct_p50_ms"]),
+            rct_p99_ms=float(res["rct_p99_ms"]),
+            bytes=int(res["bytes"]), errors=int(res["errors"]),
+            sender_rtos=int(rto.get("sender_rtos", -1)),
+            sender_retrans=int(rto.get("sender_retrans", -1)),
+            bytes_per_sender=wl.bytes_per_sender,
+            total_bytes=wl.total_bytes,
+            rtt_p50_us=percentile(rtts, 50) if rtts else None,
+            rtt_p99_us=percentile(rtts, 99) if rtts else None,
+            max_held=pac.get("pac_max_held_seen") if pac else None,
+            pac=pac, bottleneck_drops=drops, client_exit=p.returncode,
+            round_rct_ms=rcts)
+
+    # -- tear-down -----------------------------------------------------------
+
+    def close(self) -> None:
+        for p in self.servers:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.servers:
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if self.ovs:
+            self.ovs.stop()
+        for ns in reversed(self.namespaces):
+            ns.delete()
+        self.namespaces.clear()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def save_logs(self, dest: Path) -> None:
+        dest.mkdir(parents=True, exist_ok=True)
+        for pattern in ("*.log", "*.stderr", "*.json"):
+            for p in self.workdir.glob(pattern):
+                shutil.copy(p, dest / p.name)
+
+
+def _last_line(text: str, prefix: str) -> str:
+    lines = [l for l in text.splitlines() if l.startswith(prefix)]
+    return lines[-1] if lines else ""
