@@ -263,10 +263,14 @@ class Ovs:
     'workdir'; ovs-vswitchd runs in network namespace 'netns'."""
 
     def __init__(self, build: OvsBuild, workdir: Path,
-                 netns: Optional[Netns] = None):
+                 netns: Optional[Netns] = None,
+                 other_config: Optional[dict[str, str]] = None):
         self.build = build
         self.dir = workdir
         self.netns = netns
+        # Open_vSwitch other_config set before ovs-vswitchd starts (e.g.
+        # dpdk-init, which ovs-vswitchd reads once at start-up).
+        self.other_config = dict(other_config or {})
         self.db_sock = f"unix:{workdir}/db.sock"
         self.procs: dict[str, subprocess.Popen] = {}
         self.env = dict(os.environ, OVS_RUNDIR=str(workdir),
@@ -309,6 +313,10 @@ class Ovs:
                    and os.path.exists(self.db_sock[5:]), 15,
                    what="ovsdb-server")
         self.vsctl("--no-wait", "init")
+        if self.other_config:
+            self.vsctl("--no-wait", "set", "Open_vSwitch", ".",
+                       *(f"other_config:{k}={v}"
+                         for k, v in self.other_config.items()))
         self._spawn("ovs-vswitchd", [self.db_sock], self.netns)
         wait_until(lambda: self._answers("ovs-vswitchd"), 30,
                    what="ovs-vswitchd's control socket")
