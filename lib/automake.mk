@@ -10,4 +10,5 @@ lib_libpac_la_SOURCES = \
 	lib/pac-parse.c \
 	lib/pac-parse.h \
 	lib/pac-private.h \
-	lib/pac-queue.c
+	lib/pac-queue.c \
+	lib/pac-rr.c

@@ -116,7 +116,9 @@ pac_memory_size(const struct pac_config *cfg)
         n_buckets <<= 1;
     }
     return (sizeof(struct pac)
-            + (size_t) cfg->max_flows * sizeof(struct pac_flow)
+            + (size_t) cfg->max_flows * (sizeof(struct pac_flow)
+                                         + sizeof(struct pac_rr_node)
+                                         + sizeof(uint32_t))
             + n_buckets * sizeof(uint32_t)
             + (size_t) cfg->max_held * sizeof(struct pac_held));
 }

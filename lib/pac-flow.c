@@ -122,6 +122,7 @@ pac_flow_insert(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
     uint32_t idx = pac->flow_free;
     struct pac_flow *f;
     uint32_t *bucket;
+    uint16_t dirty;
 
     if (idx == PAC_NONE) {
         return PAC_NONE;
@@ -129,6 +130,8 @@ pac_flow_insert(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
     f = &pac->flows[idx];
     pac->flow_free = f->hash_next;
 
+    /* The flow may still be on pac->rr_dirty, which must list it once. */
+    dirty = f->flags & PAC_F_RR_DIRTY;
     memset(f, 0, sizeof *f);
     memcpy(f->vm_addr, vm_addr, 16);
     memcpy(f->peer_addr, peer_addr, 16);
@@ -136,7 +139,7 @@ pac_flow_insert(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
     f->peer_port = peer_port;
     f->rr_prev = f->rr_next = PAC_NONE;
     f->held_head = f->held_tail = PAC_NONE;
-    f->flags = PAC_F_IN_USE;
+    f->flags = PAC_F_IN_USE | dirty;
 
     bucket = &pac->buckets[hash & pac->bucket_mask];
     f->hash_next = *bucket;
@@ -159,7 +162,7 @@ pac_flow_remove(struct pac *pac, uint32_t idx)
     }
     *link = f->hash_next;
 
-    f->flags = 0;
+    f->flags &= PAC_F_RR_DIRTY;     /* See pac_flow_insert(). */
     f->hash_next = pac->flow_free;
     pac->flow_free = idx;
     pac->n_flows--;

@@ -32,6 +32,7 @@
 #define PAC_F_IN_RESP       0x400   /* resp_start is valid. */
 #define PAC_F_BUDGET        0x800   /* budget_end is valid. */
 #define PAC_F_ON_OUT_LIST   0x1000  /* On the outstanding list. */
+#define PAC_F_RR_DIRTY      0x20    /* On pac->rr_dirty (pac-rr.c). */
 #define PAC_F_BUSY          0x4000  /* Counted in pac->n_busy. */
 #define PAC_F_PROBED        0x8000  /* Went silent once with ACKs held. */
 #define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
@@ -77,6 +78,37 @@ struct pac_flow {
     uint8_t level : 4;
     uint8_t slowdowns : 4;      /* Consecutive intervals of BW reduction. */
     uint8_t window_epoch;       /* pac->epoch when a window was counted. */
+};
+
+/* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the
+ * flow has held packets: pac->rr_nodes[i] belongs to pac->flows[i].  Kept
+ * apart so that a flow stays within two cache lines.  Keys: when the flow's
+ * head is eligible. */
+struct pac_rr_node {
+    uint32_t tr_out;            /* Eligible if below the fair share... */
+    uint32_t tr_mss;            /* ...if admission allows this MSS. */
+    uint32_t ag_out_min;        /* Least tr_out in the subtree. */
+    uint32_t ag_mss_min;        /* Least tr_mss in the subtree. */
+    uint32_t tr_left, tr_right, tr_parent;
+    uint32_t tr_size;           /* Nodes in the subtree. */
+    uint8_t tr_bits;            /* PAC_RR_* of the head. */
+    uint8_t ag_bits;            /* OR of tr_bits over the subtree. */
+};
+
+/* Ring index keys (pac-rr.c): a flow's head... */
+#define PAC_RR_ELIGIBLE 0x01    /* ...is eligible, whatever the totals; */
+#define PAC_RR_CAPPED   0x02    /* ...is an ACK capped by response_room(); */
+#define PAC_RR_FREE     0x04    /* ...triggers nothing; */
+#define PAC_RR_WINDOW   0x08    /* ...is a window trigger subject to
+                                 * admission (tr_mss is the flow's MSS). */
+
+/* What pac_rr_find() looks for: a flow whose tr_bits has one of 'bits', or
+ * whose tr_out is below 'out_below', or whose tr_mss is at most
+ * 'mss_upto'. */
+struct pac_rr_query {
+    uint8_t bits;
+    uint64_t out_below;
+    int64_t mss_upto;
 };
 
 /* Held-packet classes: each has its own hold bound and age FIFO. */
@@ -130,6 +162,10 @@ struct pac {
     uint32_t age_head[PAC_N_CLASSES];
     uint32_t age_tail[PAC_N_CLASSES];
     uint32_t rr_cursor[PAC_MAX_LEVELS];     /* Next flow to serve. */
+    uint32_t tr_root[PAC_MAX_LEVELS];       /* Index of each ring. */
+    struct pac_rr_node *rr_nodes;   /* cfg.max_flows entries. */
+    uint32_t *rr_dirty;         /* Flows whose index keys are stale. */
+    uint32_t n_rr_dirty;
     uint32_t n_held_level[PAC_MAX_LEVELS];
 
     /* In-flight estimate and threshold control (pac.c). */
@@ -201,6 +237,18 @@ uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
                          uint16_t peer_port, uint32_t hash);
 void pac_flow_remove(struct pac *, uint32_t idx);
 uint32_t pac_flow_pick_victim(struct pac *);
+
+/* pac-rr.c. */
+uint32_t pac_rr_size(const struct pac *, int level);
+uint32_t pac_rr_rank(const struct pac *, uint32_t flow_idx);
+void pac_rr_insert(struct pac *, uint32_t flow_idx, uint32_t before);
+void pac_rr_remove(struct pac *, uint32_t flow_idx);
+void pac_rr_mark(struct pac *, uint32_t flow_idx);
+void pac_rr_set_keys(struct pac *, uint32_t flow_idx, uint8_t bits,
+                     uint32_t out, uint32_t mss);
+uint32_t pac_rr_find(const struct pac *, int level, uint32_t start,
+                     uint32_t skip, uint32_t n, const struct pac_rr_query *,
+                     uint32_t *offsetp);
 
 /* pac-queue.c. */
 bool pac_queue_init(struct pac *);

@@ -25,9 +25,12 @@ pac_queue_init(struct pac *pac)
     uint32_t n = pac->cfg.max_held;
 
     pac->held = calloc(n, sizeof *pac->held);
-    if (!pac->held) {
+    pac->rr_nodes = calloc(pac->cfg.max_flows, sizeof *pac->rr_nodes);
+    pac->rr_dirty = calloc(pac->cfg.max_flows, sizeof *pac->rr_dirty);
+    if (!pac->held || !pac->rr_nodes || !pac->rr_dirty) {
         return false;
     }
+    pac->n_rr_dirty = 0;
     for (uint32_t i = 0; i < n; i++) {
         pac->held[i].flow_next = i + 1 < n ? i + 1 : PAC_NONE;
     }
@@ -38,6 +41,7 @@ pac_queue_init(struct pac *pac)
     }
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->rr_cursor[l] = PAC_NONE;
+        pac->tr_root[l] = PAC_NONE;
         pac->n_held_level[l] = 0;
     }
     return true;
@@ -48,6 +52,10 @@ pac_queue_free(struct pac *pac)
 {
     free(pac->held);
     pac->held = NULL;
+    free(pac->rr_nodes);
+    pac->rr_nodes = NULL;
+    free(pac->rr_dirty);
+    pac->rr_dirty = NULL;
 }
 
 enum pac_class
@@ -64,6 +72,7 @@ ring_insert(struct pac *pac, uint32_t idx)
     struct pac_flow *f = &pac->flows[idx];
     uint32_t *cursor = &pac->rr_cursor[f->level];
 
+    pac_rr_insert(pac, idx, *cursor);
     if (*cursor == PAC_NONE) {
         f->rr_prev = f->rr_next = idx;
         *cursor = idx;
@@ -86,6 +95,7 @@ ring_remove(struct pac *pac, uint32_t idx)
     struct pac_flow *f = &pac->flows[idx];
     uint32_t *cursor = &pac->rr_cursor[f->level];
 
+    pac_rr_remove(pac, idx);
     if (f->rr_next == idx) {
         *cursor = PAC_NONE;
     } else {
@@ -184,6 +194,7 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
 
     if (prev == PAC_NONE) {
         f->held_head = p->flow_next;
+        pac_rr_mark(pac, flow_idx);
         age_unlink(pac, h);
         if (f->held_head != PAC_NONE) {
             age_append_head(pac, f->held_head);

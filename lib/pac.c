@@ -81,7 +81,7 @@
 
 /* A safety bound on the flows the scheduler visits per level to find an
  * eligible one; normally it walks a ring once at most. */
-#define PAC_RR_LOOKAHEAD 100000
+#define PAC_RR_LOOKAHEAD 100000u
 
 /* Bounds of the control interval. */
 #define PAC_MIN_INTERVAL_US 10
@@ -422,6 +422,7 @@ pac_update_busy(struct pac *pac, uint32_t idx)
 
     if (busy != !!(f->flags & PAC_F_BUSY)) {
         f->flags ^= PAC_F_BUSY;
+        pac_rr_mark(pac, idx);
         if (busy) {
             pac->n_busy++;
         } else {
@@ -467,42 +468,6 @@ dry_time(const struct pac *pac)
     return MAX(t, PAC_DRY_MIN_US);
 }
 
-/* An ACK is worth sending only when its peer is about to run out of what
- * it may send: while a flow's outstanding bytes exceed its fair share of
- * the threshold (and two segments), its peer still has data to send, and
- * its ACKs wait so that flows closer to stalling go first.  Without this,
- * per-packet round robin serves the ACKs of a peer that has already sent
- * its whole answer (they trigger nothing, but count as if they did) ahead
- * of ACKs that clock running senders, and the held backlog grows until
- * max_hold forces it out in one burst.  Window triggers and ACKs that
- * trigger nothing (the answer is complete, or the flow is dry) are always
- * eligible. */
-static bool
-ack_eligible(const struct pac *pac, const struct pac_flow *f,
-             const struct pac_held *h, uint32_t trigger)
-{
-    uint64_t share;
-
-    if (h->kind != PAC_K_ACK) {
-        /* Admission: start another peer only while few are busy, so that
-         * each busy one can have PAC_MIN_FLOW_WINDOW segments in flight.
-         * Every started peer needs ACKs to finish; starting more than the
-         * threshold can clock starves them all until max_hold forces
-         * their ACKs out together. */
-        return ((f->flags & PAC_F_BUSY)
-                || pac->n_busy < MAX(1, pac->threshold
-                                        / (PAC_MIN_FLOW_WINDOW
-                                           * (uint64_t) f->mss)));
-    } else if (!trigger || response_room(f) != UINT32_MAX) {
-        /* Free, or capped by the size of the answer: an ACK of a peer that
-         * has finished cannot count for anything then. */
-        return true;
-    }
-    share = MAX(2 * (uint64_t) f->mss,
-                pac->threshold / MAX(pac->n_outstanding, 1));
-    return flow_outstanding(f) < share;
-}
-
 /* Eq. (5), per flow: received data lowers in_flight by what it delivers of
  * its flow's outstanding bytes ('credited', which exceeds 'len' when a
  * retransmission fills a hole).  Data nobody asked for, and bare ACKs (see
@@ -527,6 +492,7 @@ reclaim_outstanding(struct pac *pac, uint32_t idx)
 
     pac->in_flight -= MIN(pac->in_flight, out);
     f->budget_end = f->rcv_nxt;
+    pac_rr_mark(pac, idx);
     if (f->flags & PAC_F_ON_OUT_LIST) {
         out_list_remove(pac, idx);
     }
@@ -561,6 +527,7 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
          * window was smaller than estimated): the first time, they go out
          * as usual, with their triggers, now that the flow owes nothing;
          * if the flow then stays silent again, it is done. */
+        pac_rr_mark(pac, idx);
         if (!f->n_held || pac->held[f->held_head].kind != PAC_K_ACK
             || (f->flags & PAC_F_PROBED)) {
             f->flags |= PAC_F_DRY;
@@ -583,6 +550,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     bool pending = window_pending(pac, f);
     bool repeated = repeated_request(f, d);
 
+    pac_rr_mark(pac, f - pac->flows);
     if (d->kind == PAC_K_REQUEST && !pending && !repeated) {
         /* The peer is idle: whatever the previous answer left unsent
          * will not come. */
@@ -717,29 +685,177 @@ release_oldest(struct pac *pac, enum pac_release_cause cause,
     }
 }
 
+/* Ring index (pac-rr.c). */
+
+/* An ACK is worth sending only when its peer is about to run out of what
+ * it may send: while a flow's outstanding bytes exceed its fair share of
+ * the threshold (and two segments), its peer still has data to send, and
+ * its ACKs wait so that flows closer to stalling go first.  Without this,
+ * per-packet round robin serves the ACKs of a peer that has already sent
+ * its whole answer (they trigger nothing, but count as if they did) ahead
+ * of ACKs that clock running senders, and the held backlog grows until
+ * max_hold forces it out in one burst.  Window triggers and ACKs that
+ * trigger nothing (the answer is complete, or the flow is dry) are always
+ * eligible.
+ *
+ * A window trigger is eligible if its flow is busy or while few peers are
+ * busy (admission: each busy peer should have PAC_MIN_FLOW_WINDOW segments
+ * in flight; starting more than the threshold can clock starves them all
+ * until max_hold forces their ACKs out together).
+ *
+ * Whether a head is eligible depends on its flow's state and on three
+ * totals, threshold, n_outstanding and n_busy.  rr_update_keys() reduces the
+ * former to index keys, and rr_query_eligible() turns the totals into the
+ * search that the scheduler runs (pac-rr.c): a flow whose head is always
+ * eligible (PAC_RR_ELIGIBLE); an ACK whose outstanding bytes (tr_out) are
+ * below threshold / n_outstanding, when they are at least two segments (the
+ * least share); a window trigger of a flow that is not busy (PAC_RR_WINDOW)
+ * while n_busy < threshold / (PAC_MIN_FLOW_WINDOW * its MSS). */
+
+
+/* Recomputes the index keys of flow 'idx', which holds packets. */
+static void
+rr_update_keys(struct pac *pac, uint32_t idx)
+{
+    const struct pac_flow *f = &pac->flows[idx];
+    const struct pac_held *h = &pac->held[f->held_head];
+    uint32_t trigger = trigger_bytes(pac, f, h);
+    uint32_t out = UINT32_MAX;
+    uint32_t mss = UINT32_MAX;
+    uint8_t bits = trigger ? 0 : PAC_RR_FREE;
+
+    if (h->kind == PAC_K_ACK) {
+        if (response_room(f) != UINT32_MAX) {
+            bits |= PAC_RR_CAPPED | PAC_RR_ELIGIBLE;
+        } else if (!trigger) {
+            bits |= PAC_RR_ELIGIBLE;
+        } else {
+            uint32_t outstanding = flow_outstanding(f);
+
+            if (outstanding < 2 * (uint64_t) f->mss) {
+                bits |= PAC_RR_ELIGIBLE;
+            } else {
+                out = outstanding;
+            }
+        }
+    } else if (f->flags & PAC_F_BUSY) {
+        bits |= PAC_RR_ELIGIBLE;
+    } else {
+        bits |= PAC_RR_WINDOW;
+        mss = f->mss;
+    }
+    pac_rr_set_keys(pac, idx, bits, out, mss);
+}
+
+/* Brings the index keys of every marked flow up to date. */
+static void
+rr_flush(struct pac *pac)
+{
+    while (pac->n_rr_dirty) {
+        uint32_t idx = pac->rr_dirty[--pac->n_rr_dirty];
+        struct pac_flow *f = &pac->flows[idx];
+
+        f->flags &= ~PAC_F_RR_DIRTY;
+        if ((f->flags & PAC_F_IN_USE) && f->n_held) {
+            rr_update_keys(pac, idx);
+        }
+    }
+}
+
+/* Marks every flow that holds packets (their triggers depend on
+ * pac->epoch). */
+static void
+rr_mark_all(struct pac *pac)
+{
+    for (int level = 0; level < PAC_MAX_LEVELS; level++) {
+        uint32_t first = pac->rr_cursor[level];
+        uint32_t idx = first;
+
+        if (idx != PAC_NONE) {
+            do {
+                pac_rr_mark(pac, idx);
+                idx = pac->flows[idx].rr_next;
+            } while (idx != first);
+        }
+    }
+}
+
+/* The search for the flows that ack_eligible() accepts now. */
+static void
+rr_query_eligible(const struct pac *pac, struct pac_rr_query *q)
+{
+    q->bits = PAC_RR_ELIGIBLE;
+    q->out_below = pac->threshold / MAX(pac->n_outstanding, 1);
+    if (!pac->n_busy) {
+        q->bits |= PAC_RR_WINDOW;
+        q->mss_upto = -1;
+    } else {
+        /* n_busy < threshold / (PAC_MIN_FLOW_WINDOW * mss), that is,
+         * mss <= threshold / (PAC_MIN_FLOW_WINDOW * (n_busy + 1)). */
+        q->mss_upto = pac->threshold / (PAC_MIN_FLOW_WINDOW
+                                        * ((uint64_t) pac->n_busy + 1));
+    }
+}
+
+static void
+rr_query_bits(struct pac_rr_query *q, uint8_t bits)
+{
+    q->bits = bits;
+    q->out_below = 0;
+    q->mss_upto = -1;
+}
+
 /* Releases, within a bounded look over the MLFQ rings, every flow head
  * that triggers nothing (for example an ACK within an answer whose whole
- * size is counted already), together with the free heads behind it. */
+ * size is counted already), together with the free heads behind it.
+ *
+ * The look visits, level by level, the flows that follow each cursor, one
+ * visit per flow and at most as many as the level holds packets, and
+ * PAC_FREE_LOOKAHEAD visits in all; a small ring is visited round and
+ * round (the later visits find nothing more to release) until the budget is
+ * spent or the ring is empty.  The ring index finds the free heads among
+ * the visited flows without visiting the others. */
 static void
 release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
     int budget = PAC_FREE_LOOKAHEAD;
+    struct pac_rr_query q;
 
-    for (int level = 0; level < (int) pac->cfg.n_levels; level++) {
-        uint32_t idx = pac->rr_cursor[level];
+    rr_query_bits(&q, PAC_RR_FREE);
+    for (int level = 0; level < (int) pac->cfg.n_levels && budget > 0;
+         level++) {
         uint32_t n = pac->n_held_level[level];
+        uint32_t size = pac_rr_size(pac, level);
+        uint32_t visits = MIN(n, (uint32_t) budget);
+        uint32_t left = MIN(visits, size);  /* Distinct flows to visit. */
+        uint32_t start = pac->rr_cursor[level];
+        uint32_t emptied = 0;
 
-        /* A ring has at most as many flows as its level holds packets. */
-        for (; idx != PAC_NONE && n-- && budget-- > 0;) {
-            struct pac_flow *f = &pac->flows[idx];
-            uint32_t next = f->rr_next;
+        if (start == PAC_NONE || !n) {
+            continue;
+        }
+        while (left) {
+            uint32_t offset, idx, next;
+            struct pac_flow *f;
 
+            rr_flush(pac);
+            idx = pac_rr_find(pac, level, pac_rr_rank(pac, start), 0, left,
+                              &q, &offset);
+            if (idx == PAC_NONE) {
+                break;
+            }
+            f = &pac->flows[idx];
+            next = f->rr_next;
             while (f->n_held && f->level == level
                    && !trigger_bytes(pac, f, &pac->held[f->held_head])) {
                 release_head(pac, idx, PAC_REL_FIT, emit, aux);
             }
-            idx = pac->rr_cursor[level] == PAC_NONE ? PAC_NONE : next;
+            emptied += !f->n_held;
+            left -= offset + 1;
+            start = next;
         }
+        /* The look stops early only when it has emptied the ring. */
+        budget -= visits > size && emptied == size ? size : visits;
     }
 }
 
@@ -752,41 +868,55 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
  * waited max_hold_trigger_us yet lets go first the ACKs behind it in the
  * turn that only let a peer finish an answer of known size: their data is
  * counted in in_flight already and cannot come without them, so holding
- * them behind a window that does not fit would stall everything. */
+ * them behind a window that does not fit would stall everything.
+ *
+ * The ring index (pac-rr.c) finds the first eligible flow in ring order
+ * without visiting the ineligible ones before it. */
 static bool
 schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
+    struct pac_rr_query q;
     bool acks_only = false;
 
+    rr_flush(pac);
+    rr_query_eligible(pac, &q);
     for (int level = 0; level < (int) pac->cfg.n_levels; level++) {
-        uint32_t idx = pac->rr_cursor[level];
+        uint32_t cursor = pac->rr_cursor[level];
+        uint32_t span, start, skip, offset, idx;
 
-        for (int i = 0; idx != PAC_NONE && i < PAC_RR_LOOKAHEAD; i++) {
-            struct pac_flow *f = &pac->flows[idx];
-            const struct pac_held *h = &pac->held[f->held_head];
-            uint32_t trigger = trigger_bytes(pac, f, h);
-            uint32_t next = f->rr_next;
+        if (cursor == PAC_NONE) {
+            continue;
+        }
+        span = MIN(pac_rr_size(pac, level), PAC_RR_LOOKAHEAD);
+        start = pac_rr_rank(pac, cursor);
+        for (skip = 0; skip < span; skip = offset + 1) {
+            struct pac_flow *f;
+            const struct pac_held *h;
+            uint32_t trigger;
 
-            if ((!acks_only
-                 || (h->kind == PAC_K_ACK && response_room(f) != UINT32_MAX))
-                && ack_eligible(pac, f, h, trigger)) {
-                if (fits(pac, trigger)) {
-                    release_head(pac, idx, PAC_REL_FIT, emit, aux);
-                    if (f->n_held) {
-                        pac->rr_cursor[level] = f->rr_next;
-                    }
-                    return true;
-                } else if (h->kind == PAC_K_ACK
-                           || pac_elapsed32(pac->now, h->head_since)
-                              >= pac->cfg.max_hold_trigger_us) {
-                    release_free(pac, emit, aux);
-                    return false;
-                }
-                acks_only = true;
-            }
-            idx = next;
-            if (idx == pac->rr_cursor[level]) {
+            idx = pac_rr_find(pac, level, start, skip, span - skip, &q,
+                              &offset);
+            if (idx == PAC_NONE) {
                 break;
+            }
+            f = &pac->flows[idx];
+            h = &pac->held[f->held_head];
+            trigger = trigger_bytes(pac, f, h);
+            if (fits(pac, trigger)) {
+                release_head(pac, idx, PAC_REL_FIT, emit, aux);
+                if (f->n_held) {
+                    pac->rr_cursor[level] = f->rr_next;
+                }
+                return true;
+            } else if (h->kind == PAC_K_ACK
+                       || pac_elapsed32(pac->now, h->head_since)
+                          >= pac->cfg.max_hold_trigger_us) {
+                release_free(pac, emit, aux);
+                return false;
+            }
+            if (!acks_only) {
+                acks_only = true;
+                rr_query_bits(&q, PAC_RR_CAPPED);
             }
         }
     }
@@ -827,6 +957,7 @@ correct_in_flight(struct pac *pac, uint64_t excess)
             } else {
                 f->budget_end -= take;
                 pac->in_flight -= MIN(pac->in_flight, take);
+                pac_rr_mark(pac, idx);
             }
             excess -= take;
         }
@@ -912,6 +1043,7 @@ end_interval(struct pac *pac)
             pac->in_flight = 0;
             pac->unattributed = 0;
             pac->epoch++;
+            rr_mark_all(pac);
             pac->silent_since = now;
             pac->stats.silence_resets++;
         }
@@ -1136,6 +1268,7 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
 
     pac_queue_set_level(pac, flow_idx, 0);
     f->flags |= PAC_F_SLOW_START;
+    pac_rr_mark(pac, flow_idx);
     pac->stats.stale_events++;
 }
 
@@ -1169,6 +1302,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         struct pac_flow *f = &pac->flows[flow_idx];
         uint32_t outstanding = flow_outstanding(f);
 
+        pac_rr_mark(pac, flow_idx);
         f->last_seen = (uint32_t) now_us;
         if (seg->tcp_flags & PAC_TCP_RST) {
             remove_flow(pac, flow_idx, emit, aux);
@@ -1315,6 +1449,7 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
         goto pass;
     }
     f = &pac->flows[flow_idx];
+    pac_rr_mark(pac, flow_idx);
 
     if (tf & PAC_TCP_RST) {
         /* Whatever waits is of no use to the peer any more, but it is sent

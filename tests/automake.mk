@@ -89,3 +89,10 @@ TESTS += tests/test-pac-bugs
 tests_test_pac_bugs_SOURCES = tests/test-pac-bugs.c $(PAC_UNIT_SOURCES)
 tests_test_pac_bugs_LDADD = lib/libpac.la
 tests_test_pac_bugs_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+# Microbenchmark of the per-packet cost with many flows holding ACKs
+# (built, not run by "make check"; see its header).
+noinst_PROGRAMS += tests/bench-pac-sched
+tests_bench_pac_sched_SOURCES = tests/bench-pac-sched.c
+tests_bench_pac_sched_LDADD = lib/libpac.la
+tests_bench_pac_sched_CFLAGS = $(PAC_UNIT_CFLAGS)

@@ -255,12 +255,15 @@ static void
 test_memory_size(void)
 {
     struct pac_config cfg;
-    size_t base;
+    size_t base, flow;
 
     pac_config_init(&cfg);
     base = sizeof(struct pac);
+    /* Per flow: the entry, its ring index node and a dirty-list slot. */
+    flow = sizeof(struct pac_flow) + sizeof(struct pac_rr_node)
+           + sizeof(uint32_t);
     PAC_CHECK_EQ(pac_memory_size(&cfg),
-                 base + 16384 * sizeof(struct pac_flow)
+                 base + 16384 * flow
                  + 16384 * sizeof(uint32_t)
                  + 65536 * sizeof(struct pac_held));
 
@@ -268,12 +271,12 @@ test_memory_size(void)
     cfg.max_flows = 5;
     cfg.max_held = 7;
     PAC_CHECK_EQ(pac_memory_size(&cfg),
-                 base + 5 * sizeof(struct pac_flow) + 8 * sizeof(uint32_t)
+                 base + 5 * flow + 8 * sizeof(uint32_t)
                  + 7 * sizeof(struct pac_held));
     cfg.max_flows = 1;
     cfg.max_held = 1;
     PAC_CHECK_EQ(pac_memory_size(&cfg),
-                 base + sizeof(struct pac_flow) + sizeof(uint32_t)
+                 base + flow + sizeof(uint32_t)
                  + sizeof(struct pac_held));
 }
 

@@ -1,0 +1,286 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Search index of the MLFQ round-robin rings.
+ *
+ * The scheduler serves the first flow, in ring order from a level's cursor,
+ * whose head is eligible (see schedule_one() in pac.c).  With many flows
+ * holding packets most of them are not eligible, and walking the ring to
+ * the first one that is made every packet cost O(flows holding).  So each
+ * level's ring is mirrored by a treap ordered like the ring (a ring cut
+ * anywhere: ranks count from an arbitrary flow, and a cyclic range of ranks
+ * stands for a stretch of the ring).  Each flow carries keys that say when
+ * its head is eligible (pac.c computes them, see pac_rr_set_keys()), and
+ * each subtree the combination of its flows' keys, so that the first
+ * eligible flow at or after a rank is found in O(log n).
+ *
+ * The keys depend only on the flow's own state and pac->epoch.  Code that
+ * changes them marks the flow (pac_rr_mark()); pac.c recomputes the keys of
+ * marked flows before it searches (pac_rr_flush() there). */
+
+#include <stdlib.h>
+#include "pac-private.h"
+
+static uint32_t
+node_size(const struct pac *pac, uint32_t x)
+{
+    return x == PAC_NONE ? 0 : pac->rr_nodes[x].tr_size;
+}
+
+/* Recomputes node 'x's size and aggregates from its children, and makes it
+ * their parent. */
+static void
+pull(struct pac *pac, uint32_t x)
+{
+    struct pac_rr_node *f = &pac->rr_nodes[x];
+    uint32_t kids[2] = { f->tr_left, f->tr_right };
+
+    f->tr_size = 1;
+    f->ag_bits = f->tr_bits;
+    f->ag_out_min = f->tr_out;
+    f->ag_mss_min = f->tr_mss;
+    for (int i = 0; i < 2; i++) {
+        if (kids[i] != PAC_NONE) {
+            struct pac_rr_node *k = &pac->rr_nodes[kids[i]];
+
+            k->tr_parent = x;
+            f->tr_size += k->tr_size;
+            f->ag_bits |= k->ag_bits;
+            if (k->ag_out_min < f->ag_out_min) {
+                f->ag_out_min = k->ag_out_min;
+            }
+            if (k->ag_mss_min < f->ag_mss_min) {
+                f->ag_mss_min = k->ag_mss_min;
+            }
+        }
+    }
+}
+
+static void
+pull_up(struct pac *pac, uint32_t x)
+{
+    for (; x != PAC_NONE; x = pac->rr_nodes[x].tr_parent) {
+        pull(pac, x);
+    }
+}
+
+/* Splits treap 't' into its first 'k' nodes (*l) and the rest (*r). */
+static void
+split(struct pac *pac, uint32_t t, uint32_t k, uint32_t *l, uint32_t *r)
+{
+    struct pac_rr_node *f;
+    uint32_t left_size;
+
+    if (t == PAC_NONE) {
+        *l = *r = PAC_NONE;
+        return;
+    }
+    f = &pac->rr_nodes[t];
+    left_size = node_size(pac, f->tr_left);
+    if (k <= left_size) {
+        split(pac, f->tr_left, k, l, &f->tr_left);
+        *r = t;
+    } else {
+        split(pac, f->tr_right, k - left_size - 1, &f->tr_right, r);
+        *l = t;
+    }
+    pull(pac, t);
+    pac->rr_nodes[t].tr_parent = PAC_NONE;
+}
+
+/* Any fixed pseudo-random priority keeps the treap balanced: here, a hash
+ * of the flow's index (murmur3's finalizer; a multiplicative hash alone is
+ * too regular over consecutive indices). */
+static uint32_t
+prio(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x85ebca6bu;
+    x ^= x >> 13;
+    x *= 0xc2b2ae35u;
+    x ^= x >> 16;
+    return x;
+}
+
+static uint32_t
+merge(struct pac *pac, uint32_t l, uint32_t r)
+{
+    if (l == PAC_NONE) {
+        return r;
+    } else if (r == PAC_NONE) {
+        return l;
+    } else if (prio(l) > prio(r)) {
+        pac->rr_nodes[l].tr_right = merge(pac, pac->rr_nodes[l].tr_right, r);
+        pull(pac, l);
+        return l;
+    } else {
+        pac->rr_nodes[r].tr_left = merge(pac, l, pac->rr_nodes[r].tr_left);
+        pull(pac, r);
+        return r;
+    }
+}
+
+static void
+set_root(struct pac *pac, int level, uint32_t root)
+{
+    pac->tr_root[level] = root;
+    if (root != PAC_NONE) {
+        pac->rr_nodes[root].tr_parent = PAC_NONE;
+    }
+}
+
+uint32_t
+pac_rr_size(const struct pac *pac, int level)
+{
+    return node_size(pac, pac->tr_root[level]);
+}
+
+/* Returns the rank of flow 'idx' in the treap of its level. */
+uint32_t
+pac_rr_rank(const struct pac *pac, uint32_t idx)
+{
+    uint32_t rank = node_size(pac, pac->rr_nodes[idx].tr_left);
+
+    for (uint32_t p = pac->rr_nodes[idx].tr_parent; p != PAC_NONE;
+         idx = p, p = pac->rr_nodes[p].tr_parent) {
+        if (pac->rr_nodes[p].tr_right == idx) {
+            rank += node_size(pac, pac->rr_nodes[p].tr_left) + 1;
+        }
+    }
+    return rank;
+}
+
+/* Adds flow 'idx' to the treap of its level, just before flow 'before'
+ * (PAC_NONE if the treap is empty), with keys that match nothing, and marks
+ * it. */
+void
+pac_rr_insert(struct pac *pac, uint32_t idx, uint32_t before)
+{
+    struct pac_rr_node *f = &pac->rr_nodes[idx];
+    int level = pac->flows[idx].level;
+    uint32_t l, r;
+
+    f->tr_left = f->tr_right = f->tr_parent = PAC_NONE;
+    f->tr_bits = 0;
+    f->tr_out = f->tr_mss = UINT32_MAX;
+    pull(pac, idx);
+    if (before == PAC_NONE) {
+        set_root(pac, level, idx);
+    } else {
+        split(pac, pac->tr_root[level], pac_rr_rank(pac, before), &l, &r);
+        set_root(pac, level, merge(pac, merge(pac, l, idx), r));
+    }
+    pac_rr_mark(pac, idx);
+}
+
+/* Removes flow 'idx' from the treap of its level. */
+void
+pac_rr_remove(struct pac *pac, uint32_t idx)
+{
+    int level = pac->flows[idx].level;
+    uint32_t rank = pac_rr_rank(pac, idx);
+    uint32_t l, mid, r;
+
+    split(pac, pac->tr_root[level], rank, &l, &mid);
+    split(pac, mid, 1, &mid, &r);
+    set_root(pac, level, merge(pac, l, r));
+}
+
+/* Marks flow 'idx': its keys must be recomputed before the next search. */
+void
+pac_rr_mark(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    if (!(f->flags & PAC_F_RR_DIRTY)) {
+        f->flags |= PAC_F_RR_DIRTY;
+        pac->rr_dirty[pac->n_rr_dirty++] = idx;
+    }
+}
+
+/* Sets the keys of flow 'idx', which is in a treap. */
+void
+pac_rr_set_keys(struct pac *pac, uint32_t idx, uint8_t bits,
+                uint32_t out, uint32_t mss)
+{
+    struct pac_rr_node *f = &pac->rr_nodes[idx];
+
+    if (f->tr_bits != bits || f->tr_out != out || f->tr_mss != mss) {
+        f->tr_bits = bits;
+        f->tr_out = out;
+        f->tr_mss = mss;
+        pull_up(pac, idx);
+    }
+}
+
+static bool
+match(const struct pac_rr_query *q, uint8_t bits, uint32_t out, uint32_t mss)
+{
+    return ((bits & q->bits)
+            || out < q->out_below
+            || (int64_t) mss <= q->mss_upto);
+}
+
+/* Returns the first flow in treap 't' (whose first node has rank 'base')
+ * with rank in [lo, hi) that matches 'q', or PAC_NONE; its rank goes into
+ * '*rankp'. */
+static uint32_t
+find(const struct pac *pac, uint32_t t, uint32_t base, uint32_t lo,
+     uint32_t hi, const struct pac_rr_query *q, uint32_t *rankp)
+{
+    while (t != PAC_NONE) {
+        const struct pac_rr_node *f = &pac->rr_nodes[t];
+        uint32_t rank;
+        uint32_t x;
+
+        if (hi <= base || lo >= base + f->tr_size
+            || !match(q, f->ag_bits, f->ag_out_min, f->ag_mss_min)) {
+            return PAC_NONE;
+        }
+        x = find(pac, f->tr_left, base, lo, hi, q, rankp);
+        if (x != PAC_NONE) {
+            return x;
+        }
+        rank = base + node_size(pac, f->tr_left);
+        if (rank >= lo && rank < hi
+            && match(q, f->tr_bits, f->tr_out, f->tr_mss)) {
+            *rankp = rank;
+            return t;
+        }
+        base = rank + 1;
+        t = f->tr_right;
+    }
+    return PAC_NONE;
+}
+
+/* Returns the first flow of 'level' that matches 'q' among the 'n' flows
+ * that follow, in ring order, the first 'skip' flows from the flow of rank
+ * 'start' (itself included), or PAC_NONE.  Its distance from 'start' goes
+ * into '*offsetp'.  'skip + n' must not exceed the treap's size. */
+uint32_t
+pac_rr_find(const struct pac *pac, int level, uint32_t start, uint32_t skip,
+            uint32_t n, const struct pac_rr_query *q, uint32_t *offsetp)
+{
+    uint32_t root = pac->tr_root[level];
+    uint32_t size = node_size(pac, root);
+    uint32_t lo = start + skip;
+    uint32_t hi = lo + n;
+    uint32_t rank;
+    uint32_t x;
+
+    if (!n) {
+        return PAC_NONE;
+    }
+    if (lo >= size) {
+        lo -= size;
+        hi -= size;
+    }
+    x = find(pac, root, 0, lo, hi < size ? hi : size, q, &rank);
+    if (x == PAC_NONE && hi > size) {
+        x = find(pac, root, 0, 0, hi - size, q, &rank);
+    }
+    if (x != PAC_NONE) {
+        *offsetp = rank >= start ? rank - start : rank + size - start;
+    }
+    return x;
+}
