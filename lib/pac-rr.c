@@ -56,36 +56,24 @@ pull(struct pac *pac, uint32_t x)
     }
 }
 
+/* Recomputes the aggregates of 'x' and its ancestors after a key of 'x'
+ * or of a child changed (sizes are up to date).  An ancestor's aggregates
+ * can change only if its child's did. */
 static void
 pull_up(struct pac *pac, uint32_t x)
 {
     for (; x != PAC_NONE; x = pac->rr_nodes[x].tr_parent) {
+        const struct pac_rr_node *n = &pac->rr_nodes[x];
+        uint8_t bits = n->ag_bits;
+        uint32_t out = n->ag_out_min;
+        uint32_t mss = n->ag_mss_min;
+
         pull(pac, x);
+        if (n->ag_bits == bits && n->ag_out_min == out
+            && n->ag_mss_min == mss) {
+            break;
+        }
     }
-}
-
-/* Splits treap 't' into its first 'k' nodes (*l) and the rest (*r). */
-static void
-split(struct pac *pac, uint32_t t, uint32_t k, uint32_t *l, uint32_t *r)
-{
-    struct pac_rr_node *f;
-    uint32_t left_size;
-
-    if (t == PAC_NONE) {
-        *l = *r = PAC_NONE;
-        return;
-    }
-    f = &pac->rr_nodes[t];
-    left_size = node_size(pac, f->tr_left);
-    if (k <= left_size) {
-        split(pac, f->tr_left, k, l, &f->tr_left);
-        *r = t;
-    } else {
-        split(pac, f->tr_right, k - left_size - 1, &f->tr_right, r);
-        *l = t;
-    }
-    pull(pac, t);
-    pac->rr_nodes[t].tr_parent = PAC_NONE;
 }
 
 /* Any fixed pseudo-random priority keeps the treap balanced: here, a hash
@@ -100,33 +88,6 @@ prio(uint32_t x)
     x *= 0xc2b2ae35u;
     x ^= x >> 16;
     return x;
-}
-
-static uint32_t
-merge(struct pac *pac, uint32_t l, uint32_t r)
-{
-    if (l == PAC_NONE) {
-        return r;
-    } else if (r == PAC_NONE) {
-        return l;
-    } else if (prio(l) > prio(r)) {
-        pac->rr_nodes[l].tr_right = merge(pac, pac->rr_nodes[l].tr_right, r);
-        pull(pac, l);
-        return l;
-    } else {
-        pac->rr_nodes[r].tr_left = merge(pac, l, pac->rr_nodes[r].tr_left);
-        pull(pac, r);
-        return r;
-    }
-}
-
-static void
-set_root(struct pac *pac, int level, uint32_t root)
-{
-    pac->tr_root[level] = root;
-    if (root != PAC_NONE) {
-        pac->rr_nodes[root].tr_parent = PAC_NONE;
-    }
 }
 
 uint32_t
@@ -150,25 +111,77 @@ pac_rr_rank(const struct pac *pac, uint32_t idx)
     return rank;
 }
 
+/* Makes node 'x' take the place of its parent (a tree rotation). */
+static void
+rotate_up(struct pac *pac, int level, uint32_t x)
+{
+    struct pac_rr_node *n = &pac->rr_nodes[x];
+    uint32_t p = n->tr_parent;
+    struct pac_rr_node *pn = &pac->rr_nodes[p];
+    uint32_t g = pn->tr_parent;
+
+    if (pn->tr_left == x) {
+        pn->tr_left = n->tr_right;
+        n->tr_right = p;
+    } else {
+        pn->tr_right = n->tr_left;
+        n->tr_left = p;
+    }
+    pull(pac, p);
+    pull(pac, x);
+    n->tr_parent = g;
+    if (g == PAC_NONE) {
+        pac->tr_root[level] = x;
+    } else if (pac->rr_nodes[g].tr_left == p) {
+        pac->rr_nodes[g].tr_left = x;
+    } else {
+        pac->rr_nodes[g].tr_right = x;
+    }
+}
+
 /* Adds flow 'idx' to the treap of its level, just before flow 'before'
- * (PAC_NONE if the treap is empty), with keys that match nothing, and marks
- * it. */
+ * (PAC_NONE if the treap is empty), with keys that match nothing (so that
+ * no aggregate but the sizes changes), and marks it. */
 void
 pac_rr_insert(struct pac *pac, uint32_t idx, uint32_t before)
 {
-    struct pac_rr_node *f = &pac->rr_nodes[idx];
+    struct pac_rr_node *n = &pac->rr_nodes[idx];
     int level = pac->flows[idx].level;
-    uint32_t l, r;
+    uint32_t t = pac->tr_root[level];
 
-    f->tr_left = f->tr_right = f->tr_parent = PAC_NONE;
-    f->tr_bits = 0;
-    f->tr_out = f->tr_mss = UINT32_MAX;
+    n->tr_left = n->tr_right = n->tr_parent = PAC_NONE;
+    n->tr_bits = 0;
+    n->tr_out = n->tr_mss = UINT32_MAX;
     pull(pac, idx);
     if (before == PAC_NONE) {
-        set_root(pac, level, idx);
+        pac->tr_root[level] = idx;
     } else {
-        split(pac, pac->tr_root[level], pac_rr_rank(pac, before), &l, &r);
-        set_root(pac, level, merge(pac, merge(pac, l, idx), r));
+        uint32_t rank = pac_rr_rank(pac, before);
+
+        /* Down to a leaf position of rank 'rank', then up by priority. */
+        for (;;) {
+            struct pac_rr_node *tn = &pac->rr_nodes[t];
+            uint32_t left_size = node_size(pac, tn->tr_left);
+            uint32_t *link;
+
+            tn->tr_size++;
+            if (rank <= left_size) {
+                link = &tn->tr_left;
+            } else {
+                rank -= left_size + 1;
+                link = &tn->tr_right;
+            }
+            if (*link == PAC_NONE) {
+                *link = idx;
+                n->tr_parent = t;
+                break;
+            }
+            t = *link;
+        }
+        while (n->tr_parent != PAC_NONE
+               && prio(idx) > prio(n->tr_parent)) {
+            rotate_up(pac, level, idx);
+        }
     }
     pac_rr_mark(pac, idx);
 }
@@ -177,13 +190,34 @@ pac_rr_insert(struct pac *pac, uint32_t idx, uint32_t before)
 void
 pac_rr_remove(struct pac *pac, uint32_t idx)
 {
+    struct pac_rr_node *n = &pac->rr_nodes[idx];
     int level = pac->flows[idx].level;
-    uint32_t rank = pac_rr_rank(pac, idx);
-    uint32_t l, mid, r;
+    uint32_t p;
 
-    split(pac, pac->tr_root[level], rank, &l, &mid);
-    split(pac, mid, 1, &mid, &r);
-    set_root(pac, level, merge(pac, l, r));
+    /* Down to a leaf, then out. */
+    while (n->tr_left != PAC_NONE || n->tr_right != PAC_NONE) {
+        uint32_t c = (n->tr_left == PAC_NONE ? n->tr_right
+                      : n->tr_right == PAC_NONE ? n->tr_left
+                      : prio(n->tr_left) > prio(n->tr_right) ? n->tr_left
+                      : n->tr_right);
+
+        rotate_up(pac, level, c);
+    }
+    p = n->tr_parent;
+    if (p == PAC_NONE) {
+        pac->tr_root[level] = PAC_NONE;
+    } else {
+        if (pac->rr_nodes[p].tr_left == idx) {
+            pac->rr_nodes[p].tr_left = PAC_NONE;
+        } else {
+            pac->rr_nodes[p].tr_right = PAC_NONE;
+        }
+        for (uint32_t a = p; a != PAC_NONE; a = pac->rr_nodes[a].tr_parent) {
+            pac->rr_nodes[a].tr_size--;
+        }
+        pull_up(pac, p);
+    }
+    n->tr_parent = PAC_NONE;
 }
 
 /* Marks flow 'idx': its keys must be recomputed before the next search. */
