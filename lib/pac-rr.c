@@ -147,7 +147,6 @@ pac_rr_insert(struct pac *pac, uint32_t idx, uint32_t before)
 {
     struct pac_rr_node *n = &pac->rr_nodes[idx];
     int level = pac->flows[idx].level;
-    uint32_t t = pac->tr_root[level];
 
     n->tr_left = n->tr_right = n->tr_parent = PAC_NONE;
     n->tr_bits = 0;
@@ -156,27 +155,24 @@ pac_rr_insert(struct pac *pac, uint32_t idx, uint32_t before)
     if (before == PAC_NONE) {
         pac->tr_root[level] = idx;
     } else {
-        uint32_t rank = pac_rr_rank(pac, before);
+        /* A leaf just before 'before': its left child, or the last node of
+         * its left subtree.  Then up by priority. */
+        struct pac_rr_node *b = &pac->rr_nodes[before];
+        uint32_t parent = before;
 
-        /* Down to a leaf position of rank 'rank', then up by priority. */
-        for (;;) {
-            struct pac_rr_node *tn = &pac->rr_nodes[t];
-            uint32_t left_size = node_size(pac, tn->tr_left);
-            uint32_t *link;
-
-            tn->tr_size++;
-            if (rank <= left_size) {
-                link = &tn->tr_left;
-            } else {
-                rank -= left_size + 1;
-                link = &tn->tr_right;
+        if (b->tr_left == PAC_NONE) {
+            b->tr_left = idx;
+        } else {
+            parent = b->tr_left;
+            while (pac->rr_nodes[parent].tr_right != PAC_NONE) {
+                parent = pac->rr_nodes[parent].tr_right;
             }
-            if (*link == PAC_NONE) {
-                *link = idx;
-                n->tr_parent = t;
-                break;
-            }
-            t = *link;
+            pac->rr_nodes[parent].tr_right = idx;
+        }
+        n->tr_parent = parent;
+        for (uint32_t a = parent; a != PAC_NONE;
+             a = pac->rr_nodes[a].tr_parent) {
+            pac->rr_nodes[a].tr_size++;
         }
         while (n->tr_parent != PAC_NONE
                && prio(idx) > prio(n->tr_parent)) {
