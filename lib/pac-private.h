@@ -162,7 +162,9 @@ struct pac {
     uint32_t age_head[PAC_N_CLASSES];
     uint32_t age_tail[PAC_N_CLASSES];
     uint32_t rr_cursor[PAC_MAX_LEVELS];     /* Next flow to serve. */
-    uint32_t tr_root[PAC_MAX_LEVELS];       /* Index of each ring. */
+    uint32_t rr_n_flows[PAC_MAX_LEVELS];    /* Flows on each ring. */
+    bool rr_indexed[PAC_MAX_LEVELS];        /* The ring has an index: */
+    uint32_t tr_root[PAC_MAX_LEVELS];       /* its treap (pac-rr.c). */
     struct pac_rr_node *rr_nodes;   /* cfg.max_flows entries. */
     uint32_t *rr_dirty;         /* Flows whose index keys are stale. */
     uint32_t n_rr_dirty;
@@ -238,7 +240,17 @@ uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
 void pac_flow_remove(struct pac *, uint32_t idx);
 uint32_t pac_flow_pick_victim(struct pac *);
 
-/* pac-rr.c. */
+/* pac-rr.c.  A level's ring is indexed while it has more than
+ * PAC_RR_INDEX_ON flows, and until it has fewer than PAC_RR_INDEX_OFF: a
+ * short ring is walked faster than an index is kept up to date. */
+#ifndef PAC_RR_INDEX_ON
+#define PAC_RR_INDEX_ON 64
+#endif
+#ifndef PAC_RR_INDEX_OFF
+#define PAC_RR_INDEX_OFF 32
+#endif
+void pac_rr_build(struct pac *, int level);
+void pac_rr_trim(struct pac *);
 uint32_t pac_rr_size(const struct pac *, int level);
 uint32_t pac_rr_rank(const struct pac *, uint32_t flow_idx);
 void pac_rr_insert(struct pac *, uint32_t flow_idx, uint32_t before);

@@ -42,6 +42,8 @@ pac_queue_init(struct pac *pac)
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->rr_cursor[l] = PAC_NONE;
         pac->tr_root[l] = PAC_NONE;
+        pac->rr_indexed[l] = false;
+        pac->rr_n_flows[l] = 0;
         pac->n_held_level[l] = 0;
     }
     return true;
@@ -72,7 +74,9 @@ ring_insert(struct pac *pac, uint32_t idx)
     struct pac_flow *f = &pac->flows[idx];
     uint32_t *cursor = &pac->rr_cursor[f->level];
 
-    pac_rr_insert(pac, idx, *cursor);
+    if (pac->rr_indexed[f->level]) {
+        pac_rr_insert(pac, idx, *cursor);
+    }
     if (*cursor == PAC_NONE) {
         f->rr_prev = f->rr_next = idx;
         *cursor = idx;
@@ -85,6 +89,10 @@ ring_insert(struct pac *pac, uint32_t idx)
         prev->rr_next = idx;
         next->rr_prev = idx;
     }
+    if (++pac->rr_n_flows[f->level] > PAC_RR_INDEX_ON
+        && !pac->rr_indexed[f->level]) {
+        pac_rr_build(pac, f->level);
+    }
 }
 
 /* Takes flow 'idx' off the ring of its level.  If it was the cursor, the
@@ -95,7 +103,13 @@ ring_remove(struct pac *pac, uint32_t idx)
     struct pac_flow *f = &pac->flows[idx];
     uint32_t *cursor = &pac->rr_cursor[f->level];
 
-    pac_rr_remove(pac, idx);
+    if (pac->rr_indexed[f->level]) {
+        /* The index of a ring that has become short is dropped before the
+         * scheduler's next search (pac_rr_trim()), not in the middle of
+         * one. */
+        pac_rr_remove(pac, idx);
+    }
+    pac->rr_n_flows[f->level]--;
     if (f->rr_next == idx) {
         *cursor = PAC_NONE;
     } else {

@@ -14,6 +14,9 @@
  * each subtree the combination of its flows' keys, so that the first
  * eligible flow at or after a rank is found in O(log n).
  *
+ * Only long rings are indexed (see PAC_RR_INDEX_ON); the scheduler walks
+ * the others.
+ *
  * The keys depend only on the flow's own state and pac->epoch.  Code that
  * changes them marks the flow (pac_rr_mark()); pac.c recomputes the keys of
  * marked flows before it searches (pac_rr_flush() there). */
@@ -214,6 +217,36 @@ pac_rr_remove(struct pac *pac, uint32_t idx)
         pull_up(pac, p);
     }
     n->tr_parent = PAC_NONE;
+}
+
+/* Indexes the ring of 'level': every flow, in ring order from the cursor,
+ * marked so that its keys are computed before the next search. */
+void
+pac_rr_build(struct pac *pac, int level)
+{
+    uint32_t first = pac->rr_cursor[level];
+    uint32_t idx = first;
+
+    pac->rr_indexed[level] = true;
+    pac->tr_root[level] = PAC_NONE;
+    do {
+        pac_rr_insert(pac, idx, idx == first ? PAC_NONE : first);
+        idx = pac->flows[idx].rr_next;
+    } while (idx != first);
+}
+
+/* Drops the index of every ring that has fewer than PAC_RR_INDEX_OFF
+ * flows. */
+void
+pac_rr_trim(struct pac *pac)
+{
+    for (int level = 0; level < PAC_MAX_LEVELS; level++) {
+        if (pac->rr_indexed[level]
+            && pac->rr_n_flows[level] < PAC_RR_INDEX_OFF) {
+            pac->rr_indexed[level] = false;
+            pac->tr_root[level] = PAC_NONE;
+        }
+    }
 }
 
 /* Marks flow 'idx': its keys must be recomputed before the next search. */

@@ -713,6 +713,33 @@ release_oldest(struct pac *pac, enum pac_release_cause cause,
  * while n_busy < threshold / (PAC_MIN_FLOW_WINDOW * its MSS). */
 
 
+static bool
+ack_eligible(const struct pac *pac, const struct pac_flow *f,
+             const struct pac_held *h, uint32_t trigger)
+{
+    uint64_t share;
+
+    if (h->kind != PAC_K_ACK) {
+        /* Admission: start another peer only while few are busy, so that
+         * each busy one can have PAC_MIN_FLOW_WINDOW segments in flight.
+         * Every started peer needs ACKs to finish; starting more than the
+         * threshold can clock starves them all until max_hold forces
+         * their ACKs out together. */
+        return ((f->flags & PAC_F_BUSY)
+                || pac->n_busy < MAX(1, pac->threshold
+                                        / (PAC_MIN_FLOW_WINDOW
+                                           * (uint64_t) f->mss)));
+    } else if (!trigger || response_room(f) != UINT32_MAX) {
+        /* Free, or capped by the size of the answer: an ACK of a peer that
+         * has finished cannot count for anything then. */
+        return true;
+    }
+    share = MAX(2 * (uint64_t) f->mss,
+                pac->threshold / MAX(pac->n_outstanding, 1));
+    return flow_outstanding(f) < share;
+}
+
+
 /* Recomputes the index keys of flow 'idx', which holds packets. */
 static void
 rr_update_keys(struct pac *pac, uint32_t idx)
@@ -756,7 +783,8 @@ rr_flush(struct pac *pac)
         struct pac_flow *f = &pac->flows[idx];
 
         f->flags &= ~PAC_F_RR_DIRTY;
-        if ((f->flags & PAC_F_IN_USE) && f->n_held) {
+        if ((f->flags & PAC_F_IN_USE) && f->n_held
+            && pac->rr_indexed[f->level]) {
             rr_update_keys(pac, idx);
         }
     }
@@ -813,8 +841,8 @@ rr_query_bits(struct pac_rr_query *q, uint8_t bits)
  * visit per flow and at most as many as the level holds packets, and
  * PAC_FREE_LOOKAHEAD visits in all; a small ring is visited round and
  * round (the later visits find nothing more to release) until the budget is
- * spent or the ring is empty.  The ring index finds the free heads among
- * the visited flows without visiting the others. */
+ * spent or the ring is empty.  The index of a long ring finds the free
+ * heads among the flows to visit without visiting the others. */
 static void
 release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
@@ -832,6 +860,20 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
         uint32_t emptied = 0;
 
         if (start == PAC_NONE || !n) {
+            continue;
+        } else if (!pac->rr_indexed[level]) {
+            uint32_t idx = start;
+
+            for (; idx != PAC_NONE && n-- && budget-- > 0;) {
+                struct pac_flow *f = &pac->flows[idx];
+                uint32_t next = f->rr_next;
+
+                while (f->n_held && f->level == level
+                       && !trigger_bytes(pac, f, &pac->held[f->held_head])) {
+                    release_head(pac, idx, PAC_REL_FIT, emit, aux);
+                }
+                idx = pac->rr_cursor[level] == PAC_NONE ? PAC_NONE : next;
+            }
             continue;
         }
         while (left) {
@@ -872,51 +914,109 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
  *
  * The ring index (pac-rr.c) finds the first eligible flow in ring order
  * without visiting the ineligible ones before it. */
+/* What schedule_one() does with eligible flow 'idx' of 'level'. */
+enum serve_result {
+    SERVE_RELEASED,             /* Released its head. */
+    SERVE_BLOCKED,              /* Its head does not fit: stop. */
+    SERVE_SKIPPED,              /* Look further, for capped ACKs only. */
+};
+
+static enum serve_result
+serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    const struct pac_held *h = &pac->held[f->held_head];
+
+    if (fits(pac, trigger_bytes(pac, f, h))) {
+        release_head(pac, idx, PAC_REL_FIT, emit, aux);
+        if (f->n_held) {
+            pac->rr_cursor[level] = f->rr_next;
+        }
+        return SERVE_RELEASED;
+    } else if (h->kind == PAC_K_ACK
+               || pac_elapsed32(pac->now, h->head_since)
+                  >= pac->cfg.max_hold_trigger_us) {
+        release_free(pac, emit, aux);
+        return SERVE_BLOCKED;
+    }
+    return SERVE_SKIPPED;
+}
+
+/* Algorithm 1, lines 9-14: serves one packet of the MLFQ: the head of the
+ * first eligible flow, from the round-robin cursor of the highest level
+ * that has one, if it fits.  Returns true if it released one.
+ *
+ * If that head does not fit, nothing with a trigger goes (strict, as in the
+ * paper: it waits for data), except that a window trigger that has not
+ * waited max_hold_trigger_us yet lets go first the ACKs behind it in the
+ * turn that only let a peer finish an answer of known size: their data is
+ * counted in in_flight already and cannot come without them, so holding
+ * them behind a window that does not fit would stall everything.
+ *
+ * A short ring is walked; the index of a long one (pac-rr.c) finds the
+ * first eligible flow in ring order without visiting the ineligible ones
+ * before it. */
 static bool
 schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
     struct pac_rr_query q;
     bool acks_only = false;
 
+    pac_rr_trim(pac);
     rr_flush(pac);
     rr_query_eligible(pac, &q);
     for (int level = 0; level < (int) pac->cfg.n_levels; level++) {
         uint32_t cursor = pac->rr_cursor[level];
-        uint32_t span, start, skip, offset, idx;
+        enum serve_result r;
 
         if (cursor == PAC_NONE) {
             continue;
-        }
-        span = MIN(pac_rr_size(pac, level), PAC_RR_LOOKAHEAD);
-        start = pac_rr_rank(pac, cursor);
-        for (skip = 0; skip < span; skip = offset + 1) {
-            struct pac_flow *f;
-            const struct pac_held *h;
-            uint32_t trigger;
+        } else if (!pac->rr_indexed[level]) {
+            uint32_t idx = cursor;
 
-            idx = pac_rr_find(pac, level, start, skip, span - skip, &q,
-                              &offset);
-            if (idx == PAC_NONE) {
-                break;
-            }
-            f = &pac->flows[idx];
-            h = &pac->held[f->held_head];
-            trigger = trigger_bytes(pac, f, h);
-            if (fits(pac, trigger)) {
-                release_head(pac, idx, PAC_REL_FIT, emit, aux);
-                if (f->n_held) {
-                    pac->rr_cursor[level] = f->rr_next;
+            for (uint32_t i = 0; i < PAC_RR_LOOKAHEAD; i++) {
+                struct pac_flow *f = &pac->flows[idx];
+                const struct pac_held *h = &pac->held[f->held_head];
+                uint32_t next = f->rr_next;
+
+                if ((!acks_only
+                     || (h->kind == PAC_K_ACK
+                         && response_room(f) != UINT32_MAX))
+                    && ack_eligible(pac, f, h, trigger_bytes(pac, f, h))) {
+                    r = serve(pac, level, idx, emit, aux);
+                    if (r != SERVE_SKIPPED) {
+                        return r == SERVE_RELEASED;
+                    }
+                    acks_only = true;
                 }
-                return true;
-            } else if (h->kind == PAC_K_ACK
-                       || pac_elapsed32(pac->now, h->head_since)
-                          >= pac->cfg.max_hold_trigger_us) {
-                release_free(pac, emit, aux);
-                return false;
+                idx = next;
+                if (idx == cursor) {
+                    break;
+                }
             }
-            if (!acks_only) {
-                acks_only = true;
+        } else {
+            uint32_t span = MIN(pac_rr_size(pac, level), PAC_RR_LOOKAHEAD);
+            uint32_t start = pac_rr_rank(pac, cursor);
+            uint32_t offset;
+
+            if (acks_only) {
                 rr_query_bits(&q, PAC_RR_CAPPED);
+            }
+            for (uint32_t skip = 0; skip < span; skip = offset + 1) {
+                uint32_t idx = pac_rr_find(pac, level, start, skip,
+                                           span - skip, &q, &offset);
+
+                if (idx == PAC_NONE) {
+                    break;
+                }
+                r = serve(pac, level, idx, emit, aux);
+                if (r != SERVE_SKIPPED) {
+                    return r == SERVE_RELEASED;
+                }
+                if (!acks_only) {
+                    acks_only = true;
+                    rr_query_bits(&q, PAC_RR_CAPPED);
+                }
             }
         }
     }
