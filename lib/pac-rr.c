@@ -19,7 +19,7 @@
  *
  * The keys depend only on the flow's own state and pac->epoch.  Code that
  * changes them marks the flow (pac_rr_mark()); pac.c recomputes the keys of
- * marked flows before it searches (pac_rr_flush() there). */
+ * marked flows before it searches (rr_flush() there). */
 
 #include <stdlib.h>
 #include "pac-private.h"
