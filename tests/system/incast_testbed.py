@@ -124,6 +124,13 @@ class RunResult:
     bottleneck_drops: int = 0       # tbf drops during the run.
     client_exit: int = 0
     round_rct_ms: list = field(default_factory=list)
+    round_rtos: list = field(default_factory=list)  # Sender RTOs per round.
+
+    def warm_timeout_rounds(self) -> int:
+        """Timeout rounds after the first.  The first round after the
+        connections are set up meets cold peers (slow start, windows PAC
+        has not seen yet), where PAC is weakest; see docs/benchmarks.md."""
+        return sum(1 for n in self.round_rtos[1:] if n > 0)
 
     def result_line(self) -> str:
         return (f"RESULT mode={self.mode} senders={self.senders} "
@@ -135,6 +142,7 @@ class RunResult:
         row = asdict(self)
         row.pop("pac")
         row.pop("round_rct_ms")
+        row.pop("round_rtos")
         for k in ("tx_held", "released_fit", "released_max_hold",
                   "stale_drops"):
             row[f"pac_{k}"] = self.pac.get(f"pac_{k}", "")
@@ -343,7 +351,8 @@ class Testbed:
                 pac = {k: v - before.get(k, 0) for k, v in after.items()}
                 # Gauges, not counters: keep their values.
                 for k in ("pac_max_held_seen", "pac_held", "pac_flows",
-                          "pac_threshold", "pac_avg_rtt_us", "pac_in_flight"):
+                          "pac_threshold", "pac_avg_rtt_us", "pac_in_flight",
+                          "pac_alpha_permille", "pac_control_interval_us"):
                     if k in after:
                         pac[k] = after[k]
                 rtts = self._pac_rtts()
@@ -371,10 +380,11 @@ class Testbed:
         if "goodput_mbps" not in res:
             raise RuntimeError(f"incast client failed (exit {p.returncode})"
                                f": {p.stderr.strip()[-2000:]}")
-        rcts = []
+        rcts, rtos = [], []
         try:
-            rcts = [r["rct_ms"] for r in json.loads(jfile.read_text())
-                    ["rounds"] if r.get("ok")]
+            rounds = json.loads(jfile.read_text())["rounds"]
+            rcts = [r["rct_ms"] for r in rounds if r.get("ok")]
+            rtos = [r.get("sender_rtos", -1) for r in rounds]
         except (OSError, ValueError, KeyError):
             pass
         return RunResult(
@@ -392,7 +402,7 @@ class Testbed:
             rtt_p99_us=percentile(rtts, 99) if rtts else None,
             max_held=pac.get("pac_max_held_seen") if pac else None,
             pac=pac, bottleneck_drops=drops, client_exit=p.returncode,
-            round_rct_ms=rcts)
+            round_rct_ms=rcts, round_rtos=rtos)
 
     # -- tear-down -----------------------------------------------------------
 
