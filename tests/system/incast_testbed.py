@@ -159,15 +159,14 @@ def percentile(values: list[float], p: float) -> float:
 
 
 class Testbed:
-    __test__ = False            # Not a pytest test class.
     """The namespaces, links, bottleneck, OVS and incast servers.  Use as a
     context manager, or call setup() and close()."""
+    __test__ = False            # Not a pytest test class.
 
-    def __init__(self, build: OvsBuild, config: TestbedConfig = TestbedConfig(),
-                 log=print):
+    def __init__(self, build: OvsBuild,
+                 config: TestbedConfig = TestbedConfig()):
         self.build = build
         self.cfg = config
-        self.log = log
         self.workdir = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-"))
         self.namespaces: list[Netns] = []
         self.senders: list[tuple[Netns, str]] = []      # (ns, ip)
@@ -279,7 +278,7 @@ class Testbed:
         wait_until(ok, timeout, 0.1, f"ping {ip} from {ns.name}")
 
     def _measure_rtt(self) -> float:
-        """Median ping RTT sender host 1 -> VM, in ms."""
+        """Average ping RTT sender host 1 -> VM, in ms."""
         ns, _ = self.senders[0]
         out = ns.run(["ping", "-c", "20", "-i", "0.01", "-q", VM_IP],
                      check=False, timeout=30).stdout
@@ -306,10 +305,13 @@ class Testbed:
 
     def _pac_counters(self) -> dict[str, int]:
         """pac_* counters of the VM port, read now from pac/show (the
-        Interface:statistics column lags by up to 5 s)."""
+        Interface:statistics column lags by up to 5 s).  The "config:"
+        line holds configuration, not counters."""
         out = self.ovs.appctl("pac/show", VM_PORT)
+        stats = "\n".join(line for line in out.splitlines()
+                          if not line.strip().startswith("config:"))
         return {f"pac_{k}": int(v)
-                for k, v in re.findall(r"\b([a-z0-9_]+)=(\d+)\b", out)}
+                for k, v in re.findall(r"\b([a-z0-9_]+)=(\d+)\b", stats)}
 
     def _pac_rtts(self) -> list[float]:
         out = self.ovs.appctl("pac/dump-flows", VM_PORT, timeout=30)

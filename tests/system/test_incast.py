@@ -38,8 +38,7 @@ def bed(build: OvsBuild, request) -> Iterator[Testbed]:
     if build.pac_table() is None:
         pytest.skip("PAC not built yet")
     tb = Testbed(build, TestbedConfig(rate_mbit=RATE_MBIT,
-                                      buffer_bytes=100_000, hosts=8),
-                 log=lambda *a: None)
+                                      buffer_bytes=100_000, hosts=8))
     try:
         tb.setup()
         yield tb
@@ -55,7 +54,8 @@ def check_exact(r, workload: Workload) -> None:
     assert r.errors == 0 and r.client_exit == 0, (
         f"incast client reported {r.errors} errors (exit {r.client_exit})")
     assert r.rounds == workload.rounds
-    assert r.bytes == workload.senders * BYTES * workload.rounds
+    assert r.bytes == (workload.senders * workload.bytes_per_sender
+                       * workload.rounds)
 
 
 def test_plain_ovs_times_out_pac_does_not(bed: Testbed) -> None:
