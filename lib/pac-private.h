@@ -38,6 +38,12 @@
 #define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
                                      * its ACKs trigger nothing. */
 
+/* pac_flow's 'mss_from': 'mss' is the least MSS option of the handshake
+ * segments seen, the receiver's and the peer's.  With both, it bounds the
+ * payload of the peer's segments. */
+#define PAC_MSS_VM          0x1
+#define PAC_MSS_PEER        0x2
+
 /* One TCP connection; both directions map here.  "vm" is the receiver. */
 struct pac_flow {
     uint8_t vm_addr[16];
@@ -76,7 +82,10 @@ struct pac_flow {
     uint16_t n_held;
     uint16_t flags;             /* PAC_F_*. */
     uint8_t level : 4;
-    uint8_t slowdowns : 4;      /* Consecutive intervals of BW reduction. */
+    uint8_t slowdowns : 2;      /* Consecutive intervals of BW reduction
+                                 * (only "2 or more" matters). */
+    uint8_t mss_from : 2;       /* PAC_MSS_*: whose MSS option 'mss' has
+                                 * seen. */
     uint8_t window_epoch;       /* pac->epoch when a window was counted. */
 };
 

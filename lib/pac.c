@@ -65,6 +65,9 @@
  * bytes) next to full segments. */
 #define PAC_ACK_FRAME 63
 
+/* Most option bytes a TCP header carries. */
+#define PAC_MAX_TCP_OPTIONS 40
+
 /* Upper bound of the modelled peer window. */
 #define PAC_MAX_CWND (64u << 20)
 
@@ -219,6 +222,31 @@ cwnd_increment(const struct pac *pac, const struct pac_flow *f,
     }
 }
 
+/* Notes the MSS option 'mss' of a handshake segment from 'from'
+ * (PAC_MSS_VM or PAC_MSS_PEER): the flow's 'mss' becomes the least one
+ * seen, which is the largest payload the peer sends. */
+static void
+note_mss(struct pac_flow *f, uint16_t mss, unsigned int from)
+{
+    if (mss) {
+        f->mss = f->mss_from ? MIN(f->mss, mss) : mss;
+        f->mss_from |= from;
+    }
+}
+
+/* Whether a segment of 'len' payload bytes that the peer sent is short: a
+ * TCP sender sends less than a full segment only when that is all it has
+ * queued (Nagle, autocorking, TSO splitting all keep the rest full-sized),
+ * so the peer has sent all its application gave it.  Only judged when both
+ * MSS options were seen; a full segment is the MSS less up to
+ * PAC_MAX_TCP_OPTIONS bytes of options. */
+static bool
+is_short_segment(const struct pac_flow *f, uint32_t len)
+{
+    return (f->mss_from == (PAC_MSS_VM | PAC_MSS_PEER)
+            && len + PAC_MAX_TCP_OPTIONS < f->mss);
+}
+
 static uint32_t
 ack_delta(const struct pac_flow *f, uint32_t ack)
 {
@@ -312,6 +340,24 @@ trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     return trigger + ack_frame_bytes(f, d);
 }
 
+/* An answer of 'bytes' ends in a segment shorter than a full one, which
+ * takes a whole frame's overhead in the switch buffer, while fits() counts
+ * overhead in proportion to payload.  Returns the payload that makes up the
+ * difference.  A thousand 1 KB answers in one round are 2 % larger on the
+ * wire than fits() would otherwise think.  (The flow's budget then exceeds
+ * its answer by these bytes; the short segment reclaims them, see
+ * is_short_segment().) */
+static uint32_t
+tail_frame_bytes(const struct pac *pac, uint32_t bytes)
+{
+    uint32_t mss = pac->cfg.default_mss;
+    uint32_t tail = bytes % mss;
+
+    return (tail
+            ? PAC_WIRE_OVERHEAD * (mss - tail) / (mss + PAC_WIRE_OVERHEAD)
+            : 0);
+}
+
 /* Eq. (3) and the window triggers, without the answer-size cap. */
 static uint32_t
 tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
@@ -320,8 +366,10 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     uint32_t delta = ack_delta(f, d->ack);
 
     if (d->kind != PAC_K_ACK) {
-        return delta + (window_pending(pac, f) || repeated_request(f, d)
-                        ? 0 : window_estimate(pac, f, d->ack));
+        uint32_t window = (window_pending(pac, f) || repeated_request(f, d)
+                           ? 0 : window_estimate(pac, f, d->ack));
+
+        return delta + window + tail_frame_bytes(pac, window);
     } else if (f->flags & PAC_F_DRY) {
         return 0;
     } else if (!delta) {
@@ -1381,6 +1429,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
     uint32_t len = seg->payload_len;
     bool syn = seg->tcp_flags & PAC_TCP_SYN;
     bool ce = seg->ip_ecn == PAC_ECN_CE;
+    bool newest = false;        /* The segment extends rcv_nxt. */
     uint32_t flow_idx;
 
     set_now(pac, now_us);
@@ -1416,6 +1465,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 f->rcv_nxt = end;
                 f->flags |= PAC_F_RCV_BASE;
             }
+            note_mss(f, seg->mss, PAC_MSS_PEER);
             if ((seg->tcp_flags & PAC_TCP_ACK)
                 && (f->flags & PAC_F_SYN_SENT)) {
                 note_rtt(pac, f);
@@ -1434,6 +1484,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 || pac_seq_gt(end, f->rcv_nxt)) {
                 f->rcv_nxt = end;
                 f->flags |= PAC_F_RCV_BASE;
+                newest = true;
             }
         }
         if (seg->tcp_flags & PAC_TCP_FIN) {
@@ -1451,6 +1502,14 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             }
             flow_interval(pac, f, len);
             update_level(pac, flow_idx);
+            if (newest && is_short_segment(f, len)) {
+                /* The peer's answer is complete: what its triggers allowed
+                 * beyond it will not come, and ACKs of it trigger nothing,
+                 * until it sends again. */
+                reclaim_outstanding(pac, flow_idx);
+                f->flags |= PAC_F_DRY;
+                pac->stats.answer_ends++;
+            }
         }
         if (ce && pac->cfg.ecn) {
             f->flags &= ~PAC_F_SLOW_START;
@@ -1504,9 +1563,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
     if ((tf & PAC_TCP_SYN) && has_ack) {
         d->kind = PAC_K_HANDSHAKE;
         f->flags |= PAC_F_SYNACK_SENT;
-        if (seg->mss) {
-            f->mss = seg->mss;
-        }
+        note_mss(f, seg->mss, PAC_MSS_VM);
     } else if (seg->payload_len && has_ack
                && (!(f->flags & PAC_F_RCV_BASE)
                    || !pac_seq_lt(seg->ack, f->rcv_nxt))
@@ -1564,9 +1621,7 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
          * unaccounted handshakes). */
         f->flags |= PAC_F_SYN_SENT;
         f->hs_time = (uint32_t) now_us;
-        if (seg->mss) {
-            f->mss = seg->mss;
-        }
+        note_mss(f, seg->mss, PAC_MSS_VM);
         d.kind = PAC_K_ACK;
         d.flags = PAC_H_SYN;
         d.ack = f->last_ack;

@@ -197,6 +197,9 @@ struct pac_stats {
     uint64_t dry_reclaims;          /* Flows that left triggered data
                                      * unsent (answer complete). */
     uint64_t dry_bytes;             /* In-flight bytes so reclaimed. */
+    uint64_t answer_ends;           /* Short segments that ended an answer:
+                                     * the flow's unsent triggers reclaimed
+                                     * at once. */
     uint64_t request_triggers;      /* Requests counted as a window. */
     uint64_t handshake_triggers;    /* SYN-ACKs counted as a window. */
     uint64_t flows_created;

@@ -399,38 +399,45 @@ test_request_window_trigger(void)
     PAC_CHECK_EQ(info.mss, 1000);
     CHECK_IN_FLIGHT(pac, 0);            /* ...which has arrived. */
 
-    /* The request: a window, 10 * 1000. */
+    /* The request: a window, 10 * 1000, and 9 bytes for the frame of the
+     * answer's short last segment (lib/pac.c, tail_frame_bytes(): the
+     * answer is not a multiple of the default MSS, 1460, and its last
+     * frame's headers take 66 * (1460 - 10000 % 1460) / 1526 bytes of
+     * payload more than fits() counts for that segment). */
     CHECK_PASS(tx(pac, AT(110), 0, 5001, 200, ACK, 1));
-    CHECK_IN_FLIGHT(pac, 10000);
+    CHECK_IN_FLIGHT(pac, 10000 + 9);
     st = get_stats(pac);
     PAC_CHECK_EQ(st.request_triggers, 1);
 
-    /* The response: 3000 bytes, acknowledged by one stretch ACK. */
+    /* The response: 3000 bytes, acknowledged by one stretch ACK.  (The
+     * 9 bytes of the last frame stay in the flow's budget until the answer
+     * is seen to end.) */
     rx_data(pac, AT(200), 0, 5001, 1000);
     rx_data(pac, AT(201), 0, 6001, 1000);
     rx_data(pac, AT(202), 0, 7001, 1000);
-    CHECK_IN_FLIGHT(pac, 7000);
+    CHECK_IN_FLIGHT(pac, 7000 + 9);
     CHECK_PASS(tx(pac, AT(210), 0, 8001, 0, ACK, 2));
-    CHECK_IN_FLIGHT(pac, 7000 + 6000);
+    CHECK_IN_FLIGHT(pac, 7000 + 9 + 6000);
     rx_data(pac, AT(220), 0, 8001, 1000);
-    CHECK_IN_FLIGHT(pac, 12000);
+    CHECK_IN_FLIGHT(pac, 12000 + 9);
     CHECK_PASS(tx(pac, AT(230), 0, 9001, 0, ACK, 3));
-    CHECK_IN_FLIGHT(pac, 12000 + 2000);
+    CHECK_IN_FLIGHT(pac, 12000 + 9 + 2000);
 
     /* The answer ends there: the peer is idle when the next request
      * comes.  What the ACKs let out but the peer did not send leaves
      * in_flight, and the request's trigger is its new delta (none) plus
-     * min(window, previous response) = min(14000, 4000). */
+     * min(window, previous response) = min(14000, 4000), plus 16 for its
+     * last frame. */
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.cwnd, 10000 + 3000 + 1000);
     CHECK_PASS(tx(pac, AT(240), 0, 9001, 200, ACK, 4));
-    CHECK_IN_FLIGHT(pac, 4000);
+    CHECK_IN_FLIGHT(pac, 4000 + 16);
     PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
 
     /* A pipelined request before any answer (it acknowledges nothing new)
      * is not a window trigger: the peer answers it with a bare ACK. */
     CHECK_PASS(tx(pac, AT(250), 0, 9001, 200, ACK, 5));
-    CHECK_IN_FLIGHT(pac, 4000 + ACK_FRAME);
+    CHECK_IN_FLIGHT(pac, 4000 + 16 + ACK_FRAME);
     PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
     CHECK_N_EMITTED(0);
     end_pac();
@@ -458,7 +465,7 @@ test_request_learned_window(void)
     CHECK_PASS(tx_at(pac, AT(0), &s, 0));
     rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
     CHECK_PASS(tx(pac, AT(110), 0, 5001, 100, ACK, 1));
-    CHECK_IN_FLIGHT(pac, 2000);
+    CHECK_IN_FLIGHT(pac, 2000 + 39);   /* + the last frame, see above. */
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.cwnd, 2000);
 
@@ -485,9 +492,86 @@ test_request_learned_window(void)
     PAC_CHECK_EQ(info.cwnd, 6000);
 
     /* Next request: the rest of the previous answer will not come; then
-     * min(learned 6000, response 10000) = 6000. */
+     * min(learned 6000, response 10000) = 6000, plus 56 for the last
+     * frame. */
     CHECK_PASS(tx(pac, AT(400), 0, 15001, 100, ACK, 5));
-    CHECK_IN_FLIGHT(pac, 6000);
+    CHECK_IN_FLIGHT(pac, 6000 + 56);
+    end_pac();
+}
+
+/* Opens 'flow' with the VM as client: SYN and SYN-ACK both carry 'mss'
+ * (0: the peer's has no MSS option); the peer's data starts at 5001. */
+static void
+open_client_flow(struct pac *pac, uint64_t now, int flow, uint16_t peer_mss)
+{
+    struct pac_segment s = tx_seg(flow, 0, 0, PAC_TCP_SYN);
+
+    s.mss = MSS;
+    CHECK_PASS(tx_at(pac, now, &s, 1000 + flow));
+    s = rx_seg(flow, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    s.mss = peer_mss;
+    rx_at(pac, now + 10, &s);
+}
+
+/* A segment shorter than a full one (by more than any TCP options) is all
+ * the peer had to send: its answer is complete, the rest of its budget
+ * leaves in_flight at once, and ACKs of it trigger nothing until it sends
+ * again.  Full segments, old segments and flows whose peer MSS PAC has
+ * not seen are not judged. */
+static void
+test_short_segment_ends_answer(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint64_t other;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Flow 1 keeps something in flight, so that what fits is decided by
+     * the triggers, not by an empty pipe. */
+    open_client_flow(pac, AT(0), 1, MSS);
+    CHECK_PASS(tx(pac, AT(20), 1, 5001, 100, ACK, 1));
+    other = IW;
+    CHECK_IN_FLIGHT(pac, other);
+
+    open_client_flow(pac, AT(30), 0, MSS);
+    CHECK_PASS(tx(pac, AT(50), 0, 5001, 100, ACK, 2));
+    CHECK_IN_FLIGHT(pac, other + IW);
+
+    /* Full segments, with up to 40 bytes of options, do not end it. */
+    rx_data(pac, AT(100), 0, 5001, MSS);
+    rx_data(pac, AT(101), 0, 5001 + MSS, MSS - 40);
+    CHECK_IN_FLIGHT(pac, other + IW - (2 * MSS - 40));
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+
+    /* The short one does: flow 0 owes nothing any more. */
+    rx_data(pac, AT(102), 0, 5001 + 2 * MSS - 40, 1000);
+    CHECK_IN_FLIGHT(pac, other);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+
+    /* Its ACK triggers nothing; nor does a copy of the short segment. */
+    CHECK_PASS(tx(pac, AT(110), 0, 5001 + 3 * MSS - 40, 0, ACK, 3));
+    CHECK_IN_FLIGHT(pac, other);
+    rx_data(pac, AT(111), 0, 5001 + 2 * MSS - 40, 1000);
+    CHECK_IN_FLIGHT(pac, other);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+
+    /* The peer sends again (its application wrote more, unasked): ACKs of
+     * that data trigger again, as eq. (3) says. */
+    rx_data(pac, AT(120), 0, 5001 + 3 * MSS - 40, MSS);
+    CHECK_PASS(tx(pac, AT(130), 0, 5001 + 4 * MSS - 40, 0, ACK, 4));
+    CHECK_IN_FLIGHT(pac, other + 2 * MSS);      /* Slow start: 2 x acked. */
+
+    /* Without the peer's MSS, the same short segment is not judged. */
+    open_client_flow(pac, AT(200), 2, 0);
+    CHECK_PASS(tx(pac, AT(220), 2, 5001, 100, ACK, 5));
+    rx_data(pac, AT(230), 2, 5001, 1000);
+    CHECK_IN_FLIGHT(pac, other + 2 * MSS + IW - 1000);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+
+    CHECK_N_EMITTED(0);
     end_pac();
 }
 
@@ -539,7 +623,8 @@ test_handshake_vm_server(void)
     s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
     s.mss = 1200;
     CHECK_PASS(tx_at(pac, AT(1010), &s, 0));
-    CHECK_IN_FLIGHT(pac, 10 * 1200);
+    /* + 49 for the last frame (see test_request_window_trigger()). */
+    CHECK_IN_FLIGHT(pac, 10 * 1200 + 49);
     st = get_stats(pac);
     PAC_CHECK_EQ(st.handshake_triggers, 1);
     PAC_CHECK_EQ(st.request_triggers, 0);
@@ -593,7 +678,7 @@ test_request_window_pending(void)
     rx_data(pac, AT(200), 0, 7001, 500);
     CHECK_IN_FLIGHT(pac, IW - 500);
     CHECK_PASS(tx(pac, AT(210), 0, 7501, 100, ACK, 2));
-    CHECK_IN_FLIGHT(pac, 500 + 500);
+    CHECK_IN_FLIGHT(pac, 500 + 500 + 41);      /* + the last frame. */
     PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
     end_pac();
 }
@@ -622,7 +707,7 @@ test_handshake_held_synack(void)
     rx_data(pac, AT(50), 1, 1, IW);
     CHECK_N_EMITTED(1);
     CHECK_RELEASED(0, 1);
-    CHECK_IN_FLIGHT(pac, 12000);
+    CHECK_IN_FLIGHT(pac, 12000 + 49);          /* + the last frame. */
     PAC_CHECK_EQ(get_stats(pac).handshake_triggers, 1);
 
     rx(pac, AT(350), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
@@ -666,7 +751,7 @@ test_handshake_vm_client(void)
     CHECK_PASS(tx(pac, AT(90), 0, 9001, 0, ACK, 1));
     CHECK_IN_FLIGHT(pac, 1400);
     CHECK_PASS(tx(pac, AT(100), 0, 9001, 300, ACK, 2));
-    CHECK_IN_FLIGHT(pac, 10 * 1400);
+    CHECK_IN_FLIGHT(pac, 10 * 1400 + 25);      /* + the last frame. */
     st = get_stats(pac);
     PAC_CHECK_EQ(st.handshake_triggers, 0);
     PAC_CHECK_EQ(st.request_triggers, 1);
@@ -1004,6 +1089,7 @@ main(void)
     PAC_RUN_TEST(test_request_window_trigger);
     PAC_RUN_TEST(test_request_learned_window);
     PAC_RUN_TEST(test_request_small_burst);
+    PAC_RUN_TEST(test_short_segment_ends_answer);
     PAC_RUN_TEST(test_handshake_vm_server);
     PAC_RUN_TEST(test_request_window_pending);
     PAC_RUN_TEST(test_handshake_held_synack);

@@ -72,6 +72,10 @@ class TestbedConfig:
     base_rtt_us: int = 100          # PAC's RTT until it measured one.
     pac_threshold: Optional[int] = None     # Default: see threshold().
     tbf_burst_bytes: int = 0        # Default: 3 MTUs (token bucket depth).
+    # Receive buffer of ovs-vswitchd's AF_PACKET sockets on the uplink and
+    # the VM's port (0: the kernel's net.core.rmem_default, 208 KB).  See
+    # Testbed._add_ports().
+    port_rcvbuf_bytes: int = 4 << 20
 
     def threshold(self) -> int:
         """PAC's threshold: what may be in flight toward the VM without
@@ -216,8 +220,7 @@ class Testbed:
                        "datapath_type=netdev")
         self._veth(self.tor, "uplink", self.hv, UPLINK_PORT)
         self._veth(self.hv, VM_PORT, self.vm, "eth0")
-        for port in (UPLINK_PORT, VM_PORT):
-            self.ovs.vsctl("add-port", "br0", port)
+        self._add_ports()
         self.ovs.ofctl("del-flows", "br0")
         self.ovs.ofctl("add-flow", "br0", "actions=NORMAL")
         self.vm.run(["ip", "addr", "add", f"{VM_IP}/{PREFIXLEN}",
@@ -260,6 +263,29 @@ class Testbed:
             self._ping(ns, VM_IP)
         self.base_rtt_ms = self._measure_rtt()
         return self
+
+    def _add_ports(self) -> None:
+        """Adds the uplink and the VM's port to br0.  ovs-vswitchd reads
+        them through AF_PACKET sockets (netdev-linux), whose receive buffer
+        is net.core.rmem_default (208 KB; OVS sets no SO_RCVBUF): a burst of
+        a thousand requests from the VM, or a 1 Gbit/s stream while the
+        thread is busy, overflows it and loses packets that no switch of the
+        experiment drops (then the VM's or the senders' RTOs show up in the
+        figures).  A hypervisor's NIC rings hold thousands of frames, so the
+        sockets get 'port_rcvbuf_bytes'.  rmem_default is global (read-only
+        inside a namespace) and read when a socket is made: it is raised
+        only while the ports are added, then put back."""
+        want = self.cfg.port_rcvbuf_bytes
+        key = "net.core.rmem_default"
+        old = int(run(["sysctl", "-n", key]).stdout) if want else 0
+        if want > old:
+            run(["sysctl", "-qw", f"{key}={want}"])
+        try:
+            for port in (UPLINK_PORT, VM_PORT):
+                self.ovs.vsctl("add-port", "br0", port)
+        finally:
+            if want > old:
+                run(["sysctl", "-qw", f"{key}={old}"])
 
     def _start_server(self, ns: Netns, ip: str) -> None:
         log = open(self.workdir / f"server-{ip}.log", "wb")
