@@ -104,11 +104,24 @@ struct pac_dp_out_entry {
     uint8_t ip_version;
 };
 
+/* An out list's entries beyond its on-stack stub. */
+struct pac_dp_out_heap {
+    size_t allocated;
+    struct pac_dp_out_entry entries[];
+};
+
 struct pac_dp_out {
-    struct pac_dp_out_entry *entries;
+    struct pac_dp_out_entry *entries;   /* 'stub' or heap->entries. */
     size_t n, allocated;
+    struct pac_dp_out_heap *heap;       /* NULL while 'stub' is used. */
     struct pac_dp_out_entry stub[NETDEV_MAX_BURST * 2];
 };
+
+/* Per thread: the largest out-list array this thread has used, kept for
+ * its next out list that outgrows the stub (a flush, a burst of releases),
+ * so that a thread allocates only when it meets a larger release than ever
+ * before, not on every one.  Freed when the thread exits. */
+DEFINE_PER_THREAD_MALLOCED_DATA(struct pac_dp_out_heap *, pac_dp_spare);
 
 /* Per thread: how deep in nested PAC actions, and the releases of nested
  * instances that wait for the outermost one to finish. */
@@ -129,20 +142,54 @@ DEFINE_STATIC_PER_THREAD_DATA(struct pac_dp_thread, pac_dp_thread,
 
 /* Out lists. */
 
+/* Returns an array of at least 'n' entries: this thread's spare if it is
+ * large enough, otherwise a new one. */
+static struct pac_dp_out_heap *
+pac_dp_heap_get(size_t n)
+{
+    struct pac_dp_out_heap *heap = pac_dp_spare_get();
+
+    if (heap && heap->allocated >= n) {
+        pac_dp_spare_set_unsafe(NULL);
+        return heap;
+    }
+    heap = xmalloc(sizeof *heap + n * sizeof heap->entries[0]);
+    heap->allocated = n;
+    return heap;
+}
+
+/* Keeps 'heap' (may be NULL) as this thread's spare if it is larger than
+ * the one kept; frees the smaller. */
+static void
+pac_dp_heap_put(struct pac_dp_out_heap *heap)
+{
+    struct pac_dp_out_heap *spare;
+
+    if (!heap) {
+        return;
+    }
+    spare = pac_dp_spare_get();
+    if (!spare || spare->allocated < heap->allocated) {
+        pac_dp_spare_set_unsafe(heap);
+        heap = spare;
+    }
+    free(heap);
+}
+
 static void
 pac_dp_out_init(struct pac_dp_out *out)
 {
     out->entries = out->stub;
     out->n = 0;
     out->allocated = ARRAY_SIZE(out->stub);
+    out->heap = NULL;
 }
 
 static void
 pac_dp_out_destroy(struct pac_dp_out *out)
 {
-    if (out->entries != out->stub) {
-        free(out->entries);
-    }
+    pac_dp_heap_put(out->heap);
+    out->heap = NULL;
 }
 
 static void
@@ -151,13 +198,13 @@ pac_dp_out_add(struct pac_dp_out *out, struct dp_packet *packet,
                struct pac_dp_actions *ref, uint8_t ip_version)
 {
     if (out->n >= out->allocated) {
-        size_t n = out->allocated * 2;
-        struct pac_dp_out_entry *entries = xmalloc(n * sizeof *entries);
+        struct pac_dp_out_heap *heap = pac_dp_heap_get(out->allocated * 2);
 
-        memcpy(entries, out->entries, out->n * sizeof *entries);
-        pac_dp_out_destroy(out);
-        out->entries = entries;
-        out->allocated = n;
+        memcpy(heap->entries, out->entries, out->n * sizeof *out->entries);
+        pac_dp_heap_put(out->heap);
+        out->heap = heap;
+        out->entries = heap->entries;
+        out->allocated = heap->allocated;
     }
     out->entries[out->n++] = (struct pac_dp_out_entry) {
         packet, actions, actions_len, ref, ip_version,
