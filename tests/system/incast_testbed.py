@@ -27,6 +27,7 @@ measured a handshake.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -49,6 +50,7 @@ VM_IP = "10.1.0.2"
 VM_PORT = "vm-p"
 UPLINK_PORT = "up-p"
 PREFIXLEN = 16
+RMEM_LOCK = "/run/lock/ovspac-rmem-default.lock"
 
 
 def build_incast() -> Path:
@@ -277,15 +279,19 @@ class Testbed:
         only while the ports are added, then put back."""
         want = self.cfg.port_rcvbuf_bytes
         key = "net.core.rmem_default"
-        old = int(run(["sysctl", "-n", key]).stdout) if want else 0
-        if want > old:
-            run(["sysctl", "-qw", f"{key}={want}"])
-        try:
-            for port in (UPLINK_PORT, VM_PORT):
-                self.ovs.vsctl("add-port", "br0", port)
-        finally:
+        # Testbeds of parallel runs would restore each other's raised value:
+        # one at a time.
+        with open(RMEM_LOCK, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            old = int(run(["sysctl", "-n", key]).stdout) if want else 0
             if want > old:
-                run(["sysctl", "-qw", f"{key}={old}"])
+                run(["sysctl", "-qw", f"{key}={want}"])
+            try:
+                for port in (UPLINK_PORT, VM_PORT):
+                    self.ovs.vsctl("add-port", "br0", port)
+            finally:
+                if want > old:
+                    run(["sysctl", "-qw", f"{key}={old}"])
 
     def _start_server(self, ns: Netns, ip: str) -> None:
         log = open(self.workdir / f"server-{ip}.log", "wb")
