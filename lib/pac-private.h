@@ -82,8 +82,8 @@ struct pac_flow {
     uint16_t n_held;
     uint16_t flags;             /* PAC_F_*. */
     uint8_t level : 4;
-    uint8_t slowdowns : 2;      /* Consecutive intervals of BW reduction
-                                 * (only "2 or more" matters). */
+    uint8_t slowdowns : 2;      /* Consecutive intervals of BW reduction,
+                                 * up to 2 (all that matters). */
     uint8_t mss_from : 2;       /* PAC_MSS_*: whose MSS option 'mss' has
                                  * seen. */
     uint8_t window_epoch;       /* pac->epoch when a window was counted. */

@@ -1345,7 +1345,9 @@ flow_interval(struct pac *pac, struct pac_flow *f, uint32_t bytes)
             if (f->iv_prev_rate && !f->n_held
                 && (uint64_t) rate * 1000
                    <= (uint64_t) f->iv_prev_rate * pac->cfg.lambda_permille) {
-                if (++f->slowdowns >= 2) {
+                /* Counts up to 2 and stays there (a 2-bit field). */
+                f->slowdowns = MIN(f->slowdowns + 1, 2);
+                if (f->slowdowns >= 2) {
                     f->flags &= ~PAC_F_SLOW_START;
                 }
             } else {
