@@ -36,6 +36,7 @@ pac_config_init(struct pac_config *cfg)
     cfg->default_mss = 1460;
     cfg->base_rtt_us = 100;
     cfg->lambda_permille = 800;
+    cfg->clamp_window = true;
     cfg->hash_seed = 0x5ac0ffee;
 }
 
@@ -117,6 +118,7 @@ pac_memory_size(const struct pac_config *cfg)
     }
     return (sizeof(struct pac)
             + (size_t) cfg->max_flows * (sizeof(struct pac_flow)
+                                         + sizeof(struct pac_flow_wnd)
                                          + sizeof(struct pac_rr_node)
                                          + sizeof(uint32_t))
             + n_buckets * sizeof(uint32_t)

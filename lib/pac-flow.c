@@ -63,8 +63,9 @@ pac_flow_table_init(struct pac *pac)
         n_buckets <<= 1;
     }
     pac->flows = calloc(n, sizeof *pac->flows);
+    pac->flow_wnd = calloc(n, sizeof *pac->flow_wnd);
     pac->buckets = malloc(n_buckets * sizeof *pac->buckets);
-    if (!pac->flows || !pac->buckets) {
+    if (!pac->flows || !pac->flow_wnd || !pac->buckets) {
         pac_flow_table_free(pac);
         return false;
     }
@@ -85,8 +86,10 @@ void
 pac_flow_table_free(struct pac *pac)
 {
     free(pac->flows);
+    free(pac->flow_wnd);
     free(pac->buckets);
     pac->flows = NULL;
+    pac->flow_wnd = NULL;
     pac->buckets = NULL;
 }
 
@@ -140,6 +143,7 @@ pac_flow_insert(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
     f->rr_prev = f->rr_next = PAC_NONE;
     f->held_head = f->held_tail = PAC_NONE;
     f->flags = PAC_F_IN_USE | dirty;
+    memset(&pac->flow_wnd[idx], 0, sizeof pac->flow_wnd[idx]);
 
     bucket = &pac->buckets[hash & pac->bucket_mask];
     f->hash_next = *bucket;

@@ -229,6 +229,7 @@ parse_ipv4(const uint8_t *ip, size_t len, struct pac_segment *seg)
     memset(seg->dst, 0, 10);
     seg->dst[10] = seg->dst[11] = 0xff;
     memcpy(&seg->dst[12], ip + 16, 4);
+    seg->l4_offset += ihl;
 
     return parse_tcp(ip + ihl, tot_len - ihl, seg);
 }
@@ -303,6 +304,7 @@ parse_ipv6(const uint8_t *ip, size_t len, struct pac_segment *seg)
     seg->ip_len = (uint32_t) end;
     memcpy(seg->src, ip + 8, 16);
     memcpy(seg->dst, ip + 24, 16);
+    seg->l4_offset += off;
 
     return parse_tcp(ip + off, end - off, seg);
 }
@@ -349,6 +351,7 @@ pac_parse_eth(const void *frame, size_t len, struct pac_segment *seg)
         off += VLAN_HDR_LEN;
     }
 
+    seg->l4_offset = off;
     switch (type) {
     case ETH_TYPE_IPV4:
         return parse_ipv4(eth + off, len - off, seg);

@@ -53,6 +53,9 @@ struct pac_segment {
     uint32_t seq;
     uint32_t ack;
     uint16_t window;            /* Raw (unscaled) window field. */
+    bool window_clamped;        /* pac_tx() lowered 'window' (pac.h). */
+    uint16_t l4_offset;         /* Of the TCP header, from the start of
+                                 * what was parsed. */
     uint16_t mss;               /* MSS option, 0 if absent. */
     uint8_t wscale;             /* Window scale option, if 'has_wscale'. */
     bool has_wscale;

@@ -89,6 +89,25 @@ struct pac_flow {
     uint8_t window_epoch;       /* pac->epoch when a window was counted. */
 };
 
+/* What clamp_window needs of a flow, kept apart like pac_rr_node (a
+ * flow fills its two cache lines): pac->flow_wnd[i] belongs to
+ * pac->flows[i]. */
+struct pac_flow_wnd {
+    uint32_t right_edge;        /* ACK + window of the receiver's last
+                                 * segment sent, if PAC_W_EDGE. */
+    uint8_t bits;               /* PAC_W_*. */
+    uint8_t vm_wscale;          /* Window scale option of the receiver. */
+};
+
+#define PAC_W_VM_SYN    0x01    /* Receiver's SYN or SYN-ACK seen... */
+#define PAC_W_VM_WS     0x02    /* ...with a window scale option. */
+#define PAC_W_PEER_SYN  0x04    /* Peer's SYN or SYN-ACK seen... */
+#define PAC_W_PEER_WS   0x08    /* ...with a window scale option. */
+#define PAC_W_EDGE      0x10    /* 'right_edge' is valid. */
+#define PAC_W_LIMITED   0x20    /* The peer filled the window: its own
+                                 * window is at least the receiver's. */
+#define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
+
 /* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the
  * flow has held packets: pac->rr_nodes[i] belongs to pac->flows[i].  Kept
  * apart so that a flow stays within two cache lines.  Keys: when the flow's
@@ -151,6 +170,7 @@ struct pac_held {
     uint32_t payload_len;
     uint8_t kind;               /* PAC_K_*. */
     uint8_t flags;              /* PAC_H_*. */
+    uint16_t window;            /* Raw window field, as it will be sent. */
 };
 
 struct pac {
@@ -158,6 +178,7 @@ struct pac {
 
     /* Flow table (pac-flow.c). */
     struct pac_flow *flows;     /* cfg.max_flows entries. */
+    struct pac_flow_wnd *flow_wnd;  /* cfg.max_flows entries. */
     uint32_t *buckets;
     uint32_t bucket_mask;
     uint32_t flow_free;         /* Free list through hash_next. */

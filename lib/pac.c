@@ -172,12 +172,51 @@ control_interval(const struct pac *pac)
     return MIN(MAX(iv, PAC_MIN_INTERVAL_US), PAC_MAX_INTERVAL_US);
 }
 
+/* The window clamp_window gives flow 'f': the threshold in whole
+ * segments (so that a window-limited peer still sends full ones), at least
+ * two. */
+static uint32_t
+clamp_bytes(const struct pac *pac, const struct pac_flow *f)
+{
+    return MAX(pac->cfg.threshold / f->mss, 2) * f->mss;
+}
+
+/* Whether PAC clamps the windows of flow 'f': it knows the scale of the
+ * receiver's window field from the handshake. */
+static bool
+window_clamped(const struct pac *pac, const struct pac_flow *f)
+{
+    return (pac->cfg.clamp_window
+            && ((pac->flow_wnd[f - pac->flows].bits & PAC_W_SCALE_KNOWN)
+                == PAC_W_SCALE_KNOWN));
+}
+
+/* The largest window the peer of 'f' may use: the clamp, if any. */
+static uint32_t
+window_cap(const struct pac *pac, const struct pac_flow *f)
+{
+    return window_clamped(pac, f) ? clamp_bytes(pac, f) : PAC_MAX_CWND;
+}
+
 /* The peer's congestion window as PAC models it, in bytes: the initial
- * window until the flow's ACKs say more (see cwnd_increment()). */
+ * window until the flow's ACKs say more (see cwnd_increment()), within the
+ * receiver's window as clamped. */
 static uint32_t
 peer_cwnd(const struct pac *pac, const struct pac_flow *f)
 {
-    return f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+
+    return MIN(cwnd, window_cap(pac, f));
+}
+
+/* The same for the answer to a SYN-ACK, whose window field (unscaled, at
+ * most 64 KB) PAC does not clamp. */
+static uint32_t
+peer_cwnd_after_synack(const struct pac *pac, const struct pac_flow *f)
+{
+    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+
+    return MIN(cwnd, UINT16_MAX);
 }
 
 /* The size of the answer that ends where a request acknowledging 'ack'
@@ -193,9 +232,11 @@ answer_size(const struct pac_flow *f, uint32_t ack)
  * acknowledging 'ack': its window, but no more than its previous answer. */
 static uint32_t
 window_estimate(const struct pac *pac, const struct pac_flow *f,
-                uint32_t ack)
+                const struct pac_held *d)
 {
-    uint32_t w = peer_cwnd(pac, f);
+    uint32_t ack = d->ack;
+    uint32_t w = (d->kind == PAC_K_HANDSHAKE
+                  ? peer_cwnd_after_synack(pac, f) : peer_cwnd(pac, f));
     uint32_t answer = answer_size(f, ack);
 
     if (!answer) {
@@ -212,7 +253,12 @@ static uint32_t
 cwnd_increment(const struct pac *pac, const struct pac_flow *f,
                const struct pac_held *d, uint32_t delta)
 {
-    if (!delta || (d->flags & PAC_H_ECE)) {
+    /* The window model is an upper bound, so reaching the clamp says
+     * nothing of the peer's own window; only a peer seen to fill the
+     * receiver's window (PAC_W_LIMITED) sends no more than an ACK moves the
+     * window's right edge by. */
+    if (!delta || (d->flags & PAC_H_ECE)
+        || (pac->flow_wnd[f - pac->flows].bits & PAC_W_LIMITED)) {
         return 0;
     } else if (f->flags & PAC_F_SLOW_START) {
         return MAX(delta, f->mss);
@@ -367,7 +413,7 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
 
     if (d->kind != PAC_K_ACK) {
         uint32_t window = (window_pending(pac, f) || repeated_request(f, d)
-                           ? 0 : window_estimate(pac, f, d->ack));
+                           ? 0 : window_estimate(pac, f, d));
 
         return delta + window + tail_frame_bytes(pac, window);
     } else if (f->flags & PAC_F_DRY) {
@@ -588,6 +634,100 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
     }
 }
 
+/* The scale of the receiver's window field on flow 'f', whose handshake
+ * PAC saw: the receiver's option, if both sides sent one (RFC 7323). */
+static unsigned int
+vm_window_scale(const struct pac *pac, const struct pac_flow *f)
+{
+    const struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+
+    return ((w->bits & (PAC_W_VM_WS | PAC_W_PEER_WS))
+            == (PAC_W_VM_WS | PAC_W_PEER_WS) ? w->vm_wscale : 0);
+}
+
+/* Notes the right edge of the window that segment 'd' of flow 'f', leaving
+ * now, gives the peer. */
+static void
+note_right_edge(struct pac *pac, const struct pac_flow *f,
+                const struct pac_held *d)
+{
+    struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+
+    if (window_clamped(pac, f) && !(d->flags & PAC_H_SYN)
+        && (f->flags & PAC_F_ACK_BASE)) {
+        w->right_edge = d->ack + ((uint32_t) d->window
+                                  << vm_window_scale(pac, f));
+        w->bits |= PAC_W_EDGE;
+    }
+}
+
+/* Whether a segment of flow 'f' that ends at 'end' stops at the right edge
+ * of the receiver's window: a window-limited peer sends a short segment to
+ * fill it (Linux does, with TCP_NODELAY), which does not end its answer. */
+static bool
+at_right_edge(const struct pac *pac, const struct pac_flow *f, uint32_t end)
+{
+    const struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+
+    return (w->bits & PAC_W_EDGE) && end == w->right_edge;
+}
+
+/* Notes that the peer of flow 'f' sent up to 'end' (new data): if that
+ * leaves less than a segment of the receiver's window, the peer is limited
+ * by that window, not by its own, until it loses a packet or idles. */
+static void
+note_window_fill(struct pac *pac, const struct pac_flow *f, uint32_t end)
+{
+    struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+
+    if ((w->bits & PAC_W_EDGE) && !pac_seq_lt(end + f->mss, w->right_edge)
+        && !pac_seq_gt(end, w->right_edge)) {
+        w->bits |= PAC_W_LIMITED;
+    }
+}
+
+/* Lowers the window of segment 'seg' of flow 'f' to the clamp, if PAC
+ * clamps the flow's windows and the receiver offers more. */
+static void
+clamp_segment_window(struct pac *pac, const struct pac_flow *f,
+                     struct pac_segment *seg)
+{
+    unsigned int scale;
+    uint32_t limit;
+
+    if (!window_clamped(pac, f)
+        || (seg->tcp_flags & (PAC_TCP_SYN | PAC_TCP_RST))
+        || !(seg->tcp_flags & PAC_TCP_ACK)) {
+        return;
+    }
+    /* Rounded up: the window is at least the clamp, by less than one unit
+     * of the scaled field. */
+    scale = vm_window_scale(pac, f);
+    limit = (clamp_bytes(pac, f) + (1u << scale) - 1) >> scale;
+    limit = MIN(MAX(limit, 1), UINT16_MAX);
+    if (seg->window > limit) {
+        seg->window = limit;
+        seg->window_clamped = true;
+        pac->stats.windows_clamped++;
+    }
+}
+
+/* Notes a handshake segment's window scale option: the receiver's ('vm')
+ * or the peer's. */
+static void
+note_wscale(struct pac *pac, uint32_t flow_idx,
+            const struct pac_segment *seg, bool vm)
+{
+    struct pac_flow_wnd *w = &pac->flow_wnd[flow_idx];
+
+    if (vm) {
+        w->bits |= PAC_W_VM_SYN | (seg->has_wscale ? PAC_W_VM_WS : 0);
+        w->vm_wscale = seg->has_wscale ? seg->wscale : 0;
+    } else {
+        w->bits |= PAC_W_PEER_SYN | (seg->has_wscale ? PAC_W_PEER_WS : 0);
+    }
+}
+
 /* Accounts for segment 'd' of flow 'f' leaving now with 'trigger'. */
 static void
 account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
@@ -599,6 +739,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     bool repeated = repeated_request(f, d);
 
     pac_rr_mark(pac, f - pac->flows);
+    note_right_edge(pac, f, d);
     if (d->kind == PAC_K_REQUEST && !pending && !repeated) {
         /* The peer is idle: whatever the previous answer left unsent
          * will not come. */
@@ -613,7 +754,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
          * phase eq. (3) assumes (an upper bound of the peer's window). */
         if (!(d->flags & PAC_H_ECE)) {
             f->cwnd = MIN(peer_cwnd(pac, f) + MAX(delta, f->mss),
-                          PAC_MAX_CWND);
+                          window_cap(pac, f));
         }
         f->last_ack = d->ack;
     }
@@ -661,7 +802,8 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     } else if (delta && (f->flags & PAC_F_MEASURING) && f->burst_bytes) {
         /* The peer sent 'burst_bytes' before it could see any ACK: a lower
          * bound of its window. */
-        f->cwnd = MAX(peer_cwnd(pac, f), f->burst_bytes);
+        f->cwnd = MIN(MAX(peer_cwnd(pac, f), f->burst_bytes),
+                      window_cap(pac, f));
         f->flags &= ~PAC_F_MEASURING;
     }
     /* The flow's dry clock runs from the later of its last data and the
@@ -1418,6 +1560,7 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
 
     pac_queue_set_level(pac, flow_idx, 0);
     f->flags |= PAC_F_SLOW_START;
+    pac->flow_wnd[flow_idx].bits &= ~PAC_W_LIMITED;
     pac_rr_mark(pac, flow_idx);
     pac->stats.stale_events++;
 }
@@ -1468,6 +1611,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 f->flags |= PAC_F_RCV_BASE;
             }
             note_mss(f, seg->mss, PAC_MSS_PEER);
+            note_wscale(pac, flow_idx, seg, false);
             if ((seg->tcp_flags & PAC_TCP_ACK)
                 && (f->flags & PAC_F_SYN_SENT)) {
                 note_rtt(pac, f);
@@ -1504,7 +1648,11 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             }
             flow_interval(pac, f, len);
             update_level(pac, flow_idx);
-            if (newest && is_short_segment(f, len)) {
+            if (newest) {
+                note_window_fill(pac, f, f->rcv_nxt);
+            }
+            if (newest && is_short_segment(f, len)
+                && !at_right_edge(pac, f, f->rcv_nxt)) {
                 /* The peer's answer is complete: what its triggers allowed
                  * beyond it will not come, and ACKs of it trigger nothing,
                  * until it sends again. */
@@ -1581,6 +1729,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
          * safe side. */
         if (pac_elapsed32(pac->now, f->last_seen) >= PAC_RESTART_IDLE_US) {
             f->flags |= PAC_F_SLOW_START;
+            pac->flow_wnd[f - pac->flows].bits &= ~PAC_W_LIMITED;
         }
     } else {
         d->kind = PAC_K_ACK;
@@ -1588,7 +1737,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
 }
 
 enum pac_verdict
-pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
+pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
        uint64_t now_us, pac_emit_cb *emit, void *aux)
 {
     uint8_t tf = seg->tcp_flags;
@@ -1624,13 +1773,19 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
         f->flags |= PAC_F_SYN_SENT;
         f->hs_time = (uint32_t) now_us;
         note_mss(f, seg->mss, PAC_MSS_VM);
+        note_wscale(pac, flow_idx, seg, true);
         d.kind = PAC_K_ACK;
         d.flags = PAC_H_SYN;
         d.ack = f->last_ack;
         d.payload_len = 0;
     } else {
+        if (tf & PAC_TCP_SYN) {
+            note_wscale(pac, flow_idx, seg, true);
+        }
         classify_tx(pac, f, seg, &d);
+        clamp_segment_window(pac, f, seg);
     }
+    d.window = seg->window;
     f->last_seen = (uint32_t) now_us;
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
@@ -1667,6 +1822,7 @@ pac_tx(struct pac *pac, const struct pac_segment *seg, void *pkt,
     }
     h = pac_queue_push(pac, flow_idx, pkt, d.kind, d.flags, d.ack,
                        d.payload_len);
+    pac->held[h].window = d.window;
     if (pac->n_held > pac->stats.max_held_seen) {
         pac->stats.max_held_seen = pac->n_held;
     }

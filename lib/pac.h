@@ -97,6 +97,14 @@ struct pac_config {
     /* RTT assumed before any handshake is measured, microseconds.  [100] */
     uint32_t base_rtt_us;
 
+    /* Lower the receive window of the receiver's segments to at most
+     * 'threshold' bytes (whole segments), once a flow's handshake showed
+     * its window scale.  A peer may then never have more than the switch
+     * buffer outstanding, however far its congestion window grew: without
+     * it, one window trigger to a warm peer can release more than the
+     * buffer holds, which no holding of ACKs can take back.  [true] */
+    bool clamp_window;
+
     /* Lambda of section III-C, in thousandths.  [800] */
     uint32_t lambda_permille;
 
@@ -149,8 +157,12 @@ enum pac_verdict {
 /* A segment leaving the receiver; 'pkt' is the caller's handle for it.
  * Before returning, PAC may emit earlier held packets (so that a flow is
  * never reordered, they must be sent before 'pkt' if it passes).  'pkt'
- * itself is never emitted during this call: it is either passed or held. */
-enum pac_verdict pac_tx(struct pac *pac, const struct pac_segment *seg,
+ * itself is never emitted during this call: it is either passed or held.
+ *
+ * With clamp_window, PAC may lower the segment's window: it then sets
+ * 'seg->window_clamped' and writes the new raw field into 'seg->window',
+ * and the caller writes that into 'pkt' before 'pkt' is sent. */
+enum pac_verdict pac_tx(struct pac *pac, struct pac_segment *seg,
                         void *pkt, uint64_t now_us,
                         pac_emit_cb *emit, void *aux);
 
@@ -200,6 +212,8 @@ struct pac_stats {
     uint64_t answer_ends;           /* Short segments that ended an answer:
                                      * the flow's unsent triggers reclaimed
                                      * at once. */
+    uint64_t windows_clamped;       /* Segments whose advertised window
+                                     * PAC lowered (clamp_window). */
     uint64_t request_triggers;      /* Requests counted as a window. */
     uint64_t handshake_triggers;    /* SYN-ACKs counted as a window. */
     uint64_t flows_created;

@@ -7,6 +7,7 @@ decodes such frames.
 
     pac-packet.py [options] [+ [options]]...
     pac-packet.py --decode < HEX-LINES
+    pac-packet.py --decode-window < HEX-LINES
 
 Options (defaults in brackets):
   --src MAC/IP:PORT   sender, e.g. 50:54:00:00:00:01/10.0.0.1:80
@@ -15,6 +16,8 @@ Options (defaults in brackets):
   --flags F           TCP flags, letters of FSRPAUEC (e.g. SA, A, PA) [A]
   --len N             TCP payload bytes [0]
   --mss N             add an MSS option
+  --wscale N          add a window scale option (NOP padded)
+  --window N          TCP window field [65535]
   --ecn N             IP ECN field 0..3 [0]
   --frag              IPv4: set "more fragments" (a first fragment)
   --frag-offset N     IPv4: fragment offset in 8-byte units [0]
@@ -35,6 +38,8 @@ line, separated by spaces (netdev-dummy/receive takes several).
 --decode reads hex frames, one per line (as 'ovs-pcap' prints them), and
 prints one line per frame: 'SRC:PORT>DST:PORT FLAGS seq=N ack=N len=N' for
 TCP, 'ip SRC>DST proto=N' for other IP, 'eth type=0xNNNN' otherwise.
+--decode-window adds ' win=N csum=ok|bad' to TCP lines: the window field,
+and whether the TCP checksum is right.
 """
 import argparse
 import socket
@@ -69,6 +74,8 @@ def parser():
     p.add_argument("--flags", default="A")
     p.add_argument("--len", type=int, default=0)
     p.add_argument("--mss", type=int)
+    p.add_argument("--wscale", type=int)
+    p.add_argument("--window", type=int, default=65535)
     p.add_argument("--ecn", type=int, default=0)
     p.add_argument("--frag", action="store_true")
     p.add_argument("--frag-offset", type=int, default=0)
@@ -102,13 +109,15 @@ def frame(a, seq):
     for c in a.flags:
         flags |= bits[c]
     opts = struct.pack("!BBH", 2, 4, a.mss) if a.mss else b""
+    if a.wscale is not None:
+        opts += struct.pack("!BBBB", 1, 3, 3, a.wscale)
     payload = bytes(i & 0xff for i in range(a.len))
     if a.proto == 6:
         doff = (a.data_offset if a.data_offset is not None
                 else 5 + len(opts) // 4)
         l4 = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xffffffff,
                          a.ack & 0xffffffff, doff << 4,
-                         flags, 65535, 0, 0) + opts + payload
+                         flags, a.window, 0, 0) + opts + payload
     else:
         l4 = payload
     if a.cut_l4 is not None:
@@ -136,7 +145,7 @@ def frame(a, seq):
     return f
 
 
-def decode(hexline):
+def decode(hexline, window=False):
     b = bytes.fromhex(hexline.strip())
     etype = struct.unpack("!H", b[12:14])[0]
     if etype == 0x0800:
@@ -147,6 +156,7 @@ def decode(hexline):
         total = struct.unpack("!H", b[16:18])[0]
         l4 = b[14 + ihl:14 + total]
         frag = struct.unpack("!H", b[20:22])[0] & 0x3fff
+        pseudo = b[26:34] + struct.pack("!xBH", proto, len(l4))
     elif etype == 0x86dd:
         proto = b[20]
         src = "[%s]" % socket.inet_ntop(socket.AF_INET6, b[22:38])
@@ -154,22 +164,28 @@ def decode(hexline):
         plen = struct.unpack("!H", b[18:20])[0]
         l4 = b[54:54 + plen]
         frag = 0
+        pseudo = b[22:54] + struct.pack("!IxxxB", len(l4), proto)
     else:
         return "eth type=0x%04x" % etype
     if proto != 6 or frag or len(l4) < 20:
         return "ip %s>%s proto=%d" % (src, dst, proto)
     sport, dport, seq, ack, off, fl = struct.unpack("!HHIIBB", l4[:14])
     flags = "".join(c for i, c in enumerate("FSRPAUEC") if fl & (1 << i))
-    return "%s:%d>%s:%d %s seq=%d ack=%d len=%d" % (
+    line = "%s:%d>%s:%d %s seq=%d ack=%d len=%d" % (
         src, sport, dst, dport, flags, seq, ack, len(l4) - (off >> 4) * 4)
+    if window:
+        line += " win=%d csum=%s" % (struct.unpack("!H", l4[14:16])[0],
+                                     "ok" if csum(pseudo + l4) == 0
+                                     else "bad")
+    return line
 
 
 def main():
     argv = sys.argv[1:]
-    if argv == ["--decode"]:
+    if argv in (["--decode"], ["--decode-window"]):
         for line in sys.stdin:
             if line.strip():
-                print(decode(line))
+                print(decode(line, argv == ["--decode-window"]))
         return
 
     groups = [[]]

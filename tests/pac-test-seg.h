@@ -184,7 +184,9 @@ rx_at(struct pac *pac, uint64_t now, const struct pac_segment *s)
 static inline enum pac_verdict
 tx_at(struct pac *pac, uint64_t now, const struct pac_segment *s, int pkt)
 {
-    return pac_tx(pac, s, P(pkt), now, rec_emit, NULL);
+    struct pac_segment copy = *s;   /* pac_tx() may clamp its window. */
+
+    return pac_tx(pac, &copy, P(pkt), now, rec_emit, NULL);
 }
 
 /* Data (or any segment) from the peer. */

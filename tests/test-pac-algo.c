@@ -1074,10 +1074,115 @@ test_tx_own_packet_not_emitted(void)
     end_pac();
 }
 
+/* The receiver's handshake on test flow 'flow': its SYN (MSS 1000, window
+ * scale 'vm_ws', or none if negative), the peer's SYN-ACK (MSS 1000, scale
+ * 'peer_ws' or none) at ISN 5000. */
+static void
+clamp_handshake(struct pac *pac, int flow, int vm_ws, int peer_ws, int pkt)
+{
+    struct pac_segment s = tx_seg(flow, 0, 0, PAC_TCP_SYN);
+
+    s.mss = 1000;
+    s.has_wscale = vm_ws >= 0;
+    s.wscale = vm_ws >= 0 ? vm_ws : 0;
+    CHECK_PASS(tx_at(pac, AT(0), &s, pkt));
+    s = rx_seg(flow, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    s.mss = 1000;
+    s.has_wscale = peer_ws >= 0;
+    s.wscale = peer_ws >= 0 ? peer_ws : 0;
+    rx_at(pac, AT(100), &s);
+}
+
+/* pac_tx() of a segment from the receiver with raw window 'window', which
+ * passes and leaves with window 'expect'. */
+static void
+clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
+          uint32_t len, uint16_t window, uint16_t expect, int pkt)
+{
+    struct pac_segment s = tx_seg(flow, ack, len, ACK);
+
+    s.window = window;
+    CHECK_PASS(pac_tx(pac, &s, P(pkt), now, rec_emit, NULL));
+    PAC_CHECK_EQ(s.window, expect);
+    PAC_CHECK_EQ(s.window_clamped, expect != window);
+}
+
+/* clamp_window: the receiver's window is lowered to the threshold in whole
+ * segments (10 x 1000 bytes), in units of its scale (2^7, rounded up), only
+ * once the handshake showed the scale; a request's window counts no more
+ * than that; a peer that filled the window is window-limited (its ACKs
+ * count no growth), and its short segment at the window's edge does not
+ * end its answer. */
+static void
+test_window_clamp(void)
+{
+    struct pac_config cfg;
+    uint64_t before;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    cfg.init_window_segs = 30;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Scale 7 on both sides: at most ceil(10000 / 128) = 79. */
+    clamp_handshake(pac, 0, 7, 8, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 0, 500, 79, 1);
+    PAC_CHECK_EQ(get_stats(pac).windows_clamped, 1);
+    clamp_ack(pac, AT(110), 0, 5001, 0, 50, 50, 2);
+    PAC_CHECK_EQ(get_stats(pac).windows_clamped, 1);
+
+    /* No handshake seen: the scale is unknown, the window stays. */
+    clamp_ack(pac, AT(110), 1, 1, 0, 500, 500, 3);
+
+    /* The peer sent no scale option: no scaling, the clamp in bytes. */
+    clamp_handshake(pac, 2, 7, -1, 4);
+    clamp_ack(pac, AT(110), 2, 5001, 0, 20000, 10000, 5);
+    PAC_CHECK_EQ(get_stats(pac).windows_clamped, 2);
+    end_pac();
+
+    /* A request counts the clamped window (10000 bytes, plus the frame of
+     * a short last segment), not the 30-segment initial window. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 79, 1);
+    PAC_CHECK(get_stats(pac).in_flight >= 10000);
+    PAC_CHECK(get_stats(pac).in_flight < 10100);
+
+    /* The peer sends ten full segments and 112 bytes more: its answer stops
+     * at the window's right edge, 5001 + 79 * 128 = 15113, so the short
+     * segment fills the window and does not end the answer. */
+    for (uint32_t seq = 5001; seq < 15001; seq += 1000) {
+        rx_data(pac, AT(200), 0, seq, 1000);
+    }
+    rx_data(pac, AT(200), 0, 15001, 112);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+
+    /* Window-limited: an ACK of 1000 bytes lets the peer send 1000 bytes,
+     * not 2000 as in slow start (test_ack_trigger_slow_start). */
+    before = get_stats(pac).in_flight;
+    clamp_ack(pac, AT(210), 0, 6001, 0, 500, 79, 2);
+    PAC_CHECK_EQ(get_stats(pac).in_flight - before, 1000);
+    end_pac();
+
+    /* Off: the window stays, the request counts the 30-segment window. */
+    cfg.clamp_window = false;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 500, 1);
+    PAC_CHECK(get_stats(pac).in_flight >= 30000);
+    PAC_CHECK_EQ(get_stats(pac).windows_clamped, 0);
+    end_pac();
+}
+
 int
 main(void)
 {
     PAC_RUN_TEST(test_rx_lowers_in_flight);
+    PAC_RUN_TEST(test_window_clamp);
     PAC_RUN_TEST(test_rx_credit_per_flow);
     PAC_RUN_TEST(test_ack_trigger_slow_start);
     PAC_RUN_TEST(test_ack_trigger_congestion_avoidance);

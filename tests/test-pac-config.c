@@ -259,9 +259,10 @@ test_memory_size(void)
 
     pac_config_init(&cfg);
     base = sizeof(struct pac);
-    /* Per flow: the entry, its ring index node and a dirty-list slot. */
-    flow = sizeof(struct pac_flow) + sizeof(struct pac_rr_node)
-           + sizeof(uint32_t);
+    /* Per flow: the entry, its window-clamp state, its ring index node and
+     * a dirty-list slot. */
+    flow = sizeof(struct pac_flow) + sizeof(struct pac_flow_wnd)
+           + sizeof(struct pac_rr_node) + sizeof(uint32_t);
     PAC_CHECK_EQ(pac_memory_size(&cfg),
                  base + 16384 * flow
                  + 16384 * sizeof(uint32_t)

@@ -44,7 +44,7 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * across bridges). */
 static struct hmap ifaces = HMAP_INITIALIZER(&ifaces);
 
-BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS == 32 + PAC_MAX_LEVELS);
+BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS == 33 + PAC_MAX_LEVELS);
 
 /* Expert knobs in PAC:other_config.  The ranges are libpac's
  * (pac_config_check()), so that a refused value is named by its key. */
@@ -200,6 +200,15 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
     SMAP_FOR_EACH (node, &row->other_config) {
         const struct pac_knob *knob = NULL;
 
+        if (!strcmp(node->key, "clamp-window")) {
+            if (strcmp(node->value, "true") && strcmp(node->value, "false")) {
+                return xasprintf("other_config:clamp-window: \"%s\" is not "
+                                 "true or false", node->value);
+            }
+            cfg->clamp_window = !strcmp(node->value, "true");
+            continue;
+        }
+
         for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
             if (!strcmp(node->key, pac_knobs[i].key)) {
                 knob = &pac_knobs[i];
@@ -248,6 +257,7 @@ pac_config_equal(const struct pac_config *a, const struct pac_config *b)
             && a->default_mss == b->default_mss
             && a->base_rtt_us == b->base_rtt_us
             && a->lambda_permille == b->lambda_permille
+            && a->clamp_window == b->clamp_window
             && a->hash_seed == b->hash_seed);
 }
 
@@ -499,6 +509,7 @@ pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
     PUT("corrections", "pac_answer_ends", s->answer_ends);
     PUT("triggers", "pac_request_triggers", s->request_triggers);
     PUT("triggers", "pac_handshake_triggers", s->handshake_triggers);
+    PUT("triggers", "pac_windows_clamped", s->windows_clamped);
 #undef PUT
 
     ovs_assert(n <= PAC_BRIDGE_MAX_STATS);
@@ -585,4 +596,5 @@ pac_bridge_format_config(const struct pac_config *cfg, struct ds *s)
                       *ALIGNED_CAST(const uint32_t *,
                                     (const char *) cfg + knob->offset));
     }
+    ds_put_format(s, " clamp-window=%s", cfg->clamp_window ? "true" : "false");
 }

@@ -90,7 +90,7 @@ bool pac_bridge_status_changed(const char *iface_name);
 void pac_bridge_put_status(const char *iface_name, struct smap *status);
 
 /* Most keys pac_bridge_put_stats() adds: 32 + PAC_MAX_LEVELS. */
-#define PAC_BRIDGE_MAX_STATS 40
+#define PAC_BRIDGE_MAX_STATS 41
 
 /* One PAC statistic: its Interface:statistics key ("pac_held"; pac/show
  * prints it without "pac_") and the pac/show line it is on ("held"). */

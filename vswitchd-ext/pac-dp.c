@@ -22,6 +22,7 @@
 
 #include "cmap.h"
 #include "coverage.h"
+#include "csum.h"
 #include "dp-packet.h"
 #include "hash.h"
 #include "netlink.h"
@@ -29,6 +30,7 @@
 #include "openvswitch/hmap.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
+#include "packets.h"
 #include "ovs-rcu.h"
 #include "ovs-thread.h"
 #include "pac.h"
@@ -598,6 +600,29 @@ pac_dp_parse(const struct dp_packet *packet, struct pac_segment *seg)
                          seg);
 }
 
+/* Writes the window that libpac chose for 'seg' into 'packet', which
+ * pac_dp_parse() parsed into 'seg'.  A checksum that a NIC or the guest's
+ * virtio will still complete holds no sum of the header yet, so it is left
+ * alone; a complete one is updated (RFC 1624). */
+static void
+pac_dp_write_window(struct dp_packet *packet, const struct pac_segment *seg)
+{
+    uint8_t *base = dp_packet_l3(packet);
+    struct tcp_header *tcp;
+    ovs_be16 old, new;
+
+    if (!base) {
+        base = dp_packet_data(packet);
+    }
+    tcp = ALIGNED_CAST(struct tcp_header *, base + seg->l4_offset);
+    old = tcp->tcp_winsz;
+    new = htons(seg->window);
+    tcp->tcp_winsz = new;
+    if (!dp_packet_hwol_tx_l4_checksum(packet)) {
+        tcp->tcp_csum = recalc_csum16(tcp->tcp_csum, old, new);
+    }
+}
+
 static bool
 pac_dp_parse_ok(const struct dp_packet *packet, struct pac_segment *seg)
 {
@@ -734,6 +759,7 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
 
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         struct pac_dp_slot *slot = inst->free_slots;
+        enum pac_verdict verdict;
         struct pac_segment seg;
 
         if (!pac_dp_parse_ok(packet, &seg)) {
@@ -753,8 +779,11 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
         slot->packet = packet;
         slot->actions = NULL;
         slot->ip_version = seg.ip_version;
-        if (pac_tx(inst->pac, &seg, slot, now_us, pac_dp_emit, &ctx)
-            == PAC_HELD) {
+        verdict = pac_tx(inst->pac, &seg, slot, now_us, pac_dp_emit, &ctx);
+        if (seg.window_clamped) {
+            pac_dp_write_window(packet, &seg);
+        }
+        if (verdict == PAC_HELD) {
             COVERAGE_INC(pac_dp_held);
             slot->actions = pac_dp_actions_ref(inst, pa->actions,
                                                pa->actions_len);

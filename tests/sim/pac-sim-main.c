@@ -50,6 +50,7 @@ usage(void)
            "10)\n"
            "  --jitter-ns J             host send jitter (default 1000)\n"
            "  --seed X                  random seed (default 1)\n"
+           "  --no-clamp                PAC leaves the receiver's window alone\n"
            "  --threshold T             PAC threshold, bytes (default: "
            "the buffer)\n"
            "  --time-limit-s S          simulated time limit (default "
@@ -124,7 +125,7 @@ main(int argc, char *argv[])
         OPT_MODE = 256, OPT_SENDERS, OPT_WORKLOAD, OPT_BYTES, OPT_BUFFER,
         OPT_RATE, OPT_ACCESS, OPT_RTT, OPT_ROUNDS, OPT_DELACK, OPT_IW,
         OPT_JITTER, OPT_SEED, OPT_THRESHOLD, OPT_TIME_LIMIT, OPT_TRACE,
-        OPT_QUIET,
+        OPT_QUIET, OPT_NO_CLAMP,
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, OPT_MODE},
@@ -144,6 +145,7 @@ main(int argc, char *argv[])
         {"time-limit-s", required_argument, NULL, OPT_TIME_LIMIT},
         {"trace", required_argument, NULL, OPT_TRACE},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"no-clamp", no_argument, NULL, OPT_NO_CLAMP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -230,6 +232,9 @@ main(int argc, char *argv[])
                         strerror(errno));
                 return 2;
             }
+            break;
+        case OPT_NO_CLAMP:
+            cfg.clamp_window = false;
             break;
         case OPT_QUIET:
             quiet = true;

@@ -268,6 +268,10 @@ sim_net_rcv_output(struct sim *sim, struct sim_pkt *pkt)
     sim->held++;
     enum pac_verdict verdict = pac_tx(sim->pac, &seg, pkt, sim_now_us(sim),
                                       sim_net_pac_emit, sim);
+    if (seg.window_clamped) {
+        pkt->window = seg.window;
+        sim->res->pac_clamped++;
+    }
     if (verdict == PAC_PASS) {
         if (pkt->held) {
             pkt->held = false;

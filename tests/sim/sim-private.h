@@ -121,6 +121,8 @@ struct sim_snd {
     uint64_t una_i;             /* First unacknowledged segment. */
     uint64_t nxt_i;             /* Next segment to (re)send. */
     uint64_t max_i;             /* Segments created. */
+    uint64_t snd_wnd;           /* The receiver's window, bytes from
+                                 * snd_una. */
 
     /* Congestion control, in segments. */
     uint32_t cwnd;

@@ -24,7 +24,11 @@
  *   - Slow start after idle (Linux default): a response that starts after
  *     more than one RTO of silence restarts from min(cwnd, IW), halving per
  *     idle RTO.
- *   - The receiver's advertised window is large and is not modelled. */
+ *   - The receiver's advertised window (scaled by SIM_RCV_WSCALE after the
+ *     SYN) bounds what is outstanding; every acceptable ACK updates it.  A
+ *     segment is sent only if it fits whole (so windows that are not a
+ *     multiple of the MSS leave a remainder unsent, where Linux with
+ *     TCP_NODELAY would send a short segment). */
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +227,15 @@ snd_try_send(struct sim *sim, uint32_t i)
             break;
         }
         bool retrans = s->nxt_i < s->max_i;
+        uint64_t unsent = s->app_end - s->snd_max;
+        uint64_t end = (retrans
+                        ? snd_seg(s, s->nxt_i)->start
+                          + snd_seg(s, s->nxt_i)->len
+                        : s->snd_max + (unsent < sim->cfg.mss
+                                        ? unsent : sim->cfg.mss));
+        if (end > s->snd_una + s->snd_wnd) {
+            break;
+        }
         if (!retrans) {
             if (s->max_i - s->una_i == s->seg_cap) {
                 snd_grow_ring(s);
@@ -311,6 +324,9 @@ snd_process_ack(struct sim *sim, uint32_t i, const struct sim_pkt *pkt)
     struct sim_snd *s = &sim->snd[i];
     uint64_t ack = sim_seq_offset(pkt->ack, s->iss, s->snd_una);
 
+    if (ack >= s->snd_una && ack <= s->snd_max) {
+        s->snd_wnd = (uint64_t) pkt->window << SIM_RCV_WSCALE;
+    }
     if (ack > s->snd_max) {
         if (s->state == SIM_TCP_LAST_ACK && ack == s->snd_max + 1) {
             s->state = SIM_TCP_DONE;
@@ -398,6 +414,7 @@ sim_snd_input(struct sim *sim, uint32_t i, const struct sim_pkt *pkt)
     if (pkt->flags & PAC_TCP_SYN) {
         if (s->state == SIM_TCP_CLOSED) {
             s->irs = pkt->seq;
+            s->snd_wnd = pkt->window;
             s->ts_recent = pkt->tsval;
             s->state = SIM_TCP_SYN_RCVD;
             s->synack_ns = sim->now;

@@ -99,6 +99,7 @@ sim_config_init(struct sim_config *cfg)
     cfg->slow_start_after_idle = true;
     cfg->request_bytes = 100;
     cfg->threshold = 0;
+    cfg->clamp_window = true;
     cfg->seed = 1;
     cfg->time_limit_ns = 600 * SIM_NS_PER_S;
     cfg->trace = NULL;
@@ -527,6 +528,7 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
 
         pac_config_init(&pc);
         pc.threshold = cfg->threshold ? cfg->threshold : cfg->buffer_bytes;
+        pc.clamp_window = cfg->clamp_window;
         if (!pac_config_check(&pc, err, sizeof err)) {
             fprintf(stderr, "sim: bad PAC configuration: %s\n", err);
             error = -1;
