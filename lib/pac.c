@@ -172,13 +172,16 @@ control_interval(const struct pac *pac)
     return MIN(MAX(iv, PAC_MIN_INTERVAL_US), PAC_MAX_INTERVAL_US);
 }
 
-/* The window clamp_window gives flow 'f': the threshold in whole
- * segments (so that a window-limited peer still sends full ones), at least
- * two. */
+/* The window clamp_window gives flow 'f': as many whole segments as the
+ * threshold holds frames of (so that a window-limited peer still sends full
+ * ones), at least two.  A peer may send its whole window in one burst at
+ * its own line rate, which the switch buffer must absorb. */
 static uint32_t
 clamp_bytes(const struct pac *pac, const struct pac_flow *f)
 {
-    return MAX(pac->cfg.threshold / f->mss, 2) * f->mss;
+    uint32_t segs = pac->cfg.threshold / (f->mss + PAC_WIRE_OVERHEAD);
+
+    return MAX(segs, 2) * f->mss;
 }
 
 /* Whether PAC clamps the windows of flow 'f': it knows the scale of the

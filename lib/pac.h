@@ -97,12 +97,12 @@ struct pac_config {
     /* RTT assumed before any handshake is measured, microseconds.  [100] */
     uint32_t base_rtt_us;
 
-    /* Lower the receive window of the receiver's segments to at most
-     * 'threshold' bytes (whole segments), once a flow's handshake showed
-     * its window scale.  A peer may then never have more than the switch
-     * buffer outstanding, however far its congestion window grew: without
-     * it, one window trigger to a warm peer can release more than the
-     * buffer holds, which no holding of ACKs can take back.  [true] */
+    /* Lower the receive window of the receiver's segments to the whole
+     * segments whose frames 'threshold' bytes hold, once a flow's handshake
+     * showed its window scale.  A peer may then never have more than the
+     * switch buffer outstanding, however far its congestion window grew:
+     * without it, one window trigger to a warm peer can release more than
+     * the buffer holds, which no holding of ACKs can take back.  [true] */
     bool clamp_window;
 
     /* Lambda of section III-C, in thousandths.  [800] */

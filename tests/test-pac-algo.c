@@ -1107,8 +1107,9 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
     PAC_CHECK_EQ(s.window_clamped, expect != window);
 }
 
-/* clamp_window: the receiver's window is lowered to the threshold in whole
- * segments (10 x 1000 bytes), in units of its scale (2^7, rounded up), only
+/* clamp_window: the receiver's window is lowered to as many whole segments
+ * as the threshold holds frames of (10000 / 1066: 9 x 1000 bytes), in units
+ * of its scale (2^7, rounded up), only
  * once the handshake showed the scale; a request's window counts no more
  * than that; a peer that filled the window is window-limited (its ACKs
  * count no growth), and its short segment at the window's edge does not
@@ -1126,9 +1127,9 @@ test_window_clamp(void)
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
 
-    /* Scale 7 on both sides: at most ceil(10000 / 128) = 79. */
+    /* Scale 7 on both sides: at most ceil(9000 / 128) = 71. */
     clamp_handshake(pac, 0, 7, 8, 0);
-    clamp_ack(pac, AT(110), 0, 5001, 0, 500, 79, 1);
+    clamp_ack(pac, AT(110), 0, 5001, 0, 500, 71, 1);
     PAC_CHECK_EQ(get_stats(pac).windows_clamped, 1);
     clamp_ack(pac, AT(110), 0, 5001, 0, 50, 50, 2);
     PAC_CHECK_EQ(get_stats(pac).windows_clamped, 1);
@@ -1138,32 +1139,32 @@ test_window_clamp(void)
 
     /* The peer sent no scale option: no scaling, the clamp in bytes. */
     clamp_handshake(pac, 2, 7, -1, 4);
-    clamp_ack(pac, AT(110), 2, 5001, 0, 20000, 10000, 5);
+    clamp_ack(pac, AT(110), 2, 5001, 0, 20000, 9000, 5);
     PAC_CHECK_EQ(get_stats(pac).windows_clamped, 2);
     end_pac();
 
-    /* A request counts the clamped window (10000 bytes, plus the frame of
-     * a short last segment), not the 30-segment initial window. */
+    /* A request counts the clamped window (9000 bytes, plus the frame of the
+     * short last segment it ends in, 66 * (1460 - 240) / 1526 = 52), not
+     * the 30-segment initial window. */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
     clamp_handshake(pac, 0, 7, 7, 0);
-    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 79, 1);
-    PAC_CHECK(get_stats(pac).in_flight >= 10000);
-    PAC_CHECK(get_stats(pac).in_flight < 10100);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 71, 1);
+    PAC_CHECK_EQ(get_stats(pac).in_flight, 9000 + 52);
 
-    /* The peer sends ten full segments and 112 bytes more: its answer stops
-     * at the window's right edge, 5001 + 79 * 128 = 15113, so the short
+    /* The peer sends nine full segments and 88 bytes more: its answer stops
+     * at the window's right edge, 5001 + 71 * 128 = 14089, so the short
      * segment fills the window and does not end the answer. */
-    for (uint32_t seq = 5001; seq < 15001; seq += 1000) {
+    for (uint32_t seq = 5001; seq < 14001; seq += 1000) {
         rx_data(pac, AT(200), 0, seq, 1000);
     }
-    rx_data(pac, AT(200), 0, 15001, 112);
+    rx_data(pac, AT(200), 0, 14001, 88);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
 
     /* Window-limited: an ACK of 1000 bytes lets the peer send 1000 bytes,
      * not 2000 as in slow start (test_ack_trigger_slow_start). */
     before = get_stats(pac).in_flight;
-    clamp_ack(pac, AT(210), 0, 6001, 0, 500, 79, 2);
+    clamp_ack(pac, AT(210), 0, 6001, 0, 500, 71, 2);
     PAC_CHECK_EQ(get_stats(pac).in_flight - before, 1000);
     end_pac();
 
