@@ -184,13 +184,20 @@ clamp_bytes(const struct pac *pac, const struct pac_flow *f)
     return MAX(segs, 2) * f->mss;
 }
 
+/* The window-clamp state of flow 'f' (kept beside the flow table). */
+static struct pac_flow_wnd *
+flow_wnd(const struct pac *pac, const struct pac_flow *f)
+{
+    return &pac->flow_wnd[f - pac->flows];
+}
+
 /* Whether PAC clamps the windows of flow 'f': it knows the scale of the
  * receiver's window field from the handshake. */
 static bool
 window_clamped(const struct pac *pac, const struct pac_flow *f)
 {
     return (pac->cfg.clamp_window
-            && ((pac->flow_wnd[f - pac->flows].bits & PAC_W_SCALE_KNOWN)
+            && ((flow_wnd(pac, f)->bits & PAC_W_SCALE_KNOWN)
                 == PAC_W_SCALE_KNOWN));
 }
 
@@ -202,24 +209,22 @@ window_cap(const struct pac *pac, const struct pac_flow *f)
 }
 
 /* The peer's congestion window as PAC models it, in bytes: the initial
- * window until the flow's ACKs say more (see cwnd_increment()), within the
- * receiver's window as clamped. */
+ * window until the flow's ACKs say more (see cwnd_increment()), within
+ * 'cap', the window the receiver allows. */
+static uint32_t
+peer_cwnd_within(const struct pac *pac, const struct pac_flow *f,
+                 uint32_t cap)
+{
+    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+
+    return MIN(cwnd, cap);
+}
+
+/* The same within the receiver's window as clamped. */
 static uint32_t
 peer_cwnd(const struct pac *pac, const struct pac_flow *f)
 {
-    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
-
-    return MIN(cwnd, window_cap(pac, f));
-}
-
-/* The same for the answer to a SYN-ACK, whose window field (unscaled, at
- * most 64 KB) PAC does not clamp. */
-static uint32_t
-peer_cwnd_after_synack(const struct pac *pac, const struct pac_flow *f)
-{
-    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
-
-    return MIN(cwnd, UINT16_MAX);
+    return peer_cwnd_within(pac, f, window_cap(pac, f));
 }
 
 /* The size of the answer that ends where a request acknowledging 'ack'
@@ -238,8 +243,10 @@ window_estimate(const struct pac *pac, const struct pac_flow *f,
                 const struct pac_held *d)
 {
     uint32_t ack = d->ack;
+    /* A SYN-ACK's window field is unscaled (at most 64 KB) and never
+     * clamped. */
     uint32_t w = (d->kind == PAC_K_HANDSHAKE
-                  ? peer_cwnd_after_synack(pac, f) : peer_cwnd(pac, f));
+                  ? peer_cwnd_within(pac, f, UINT16_MAX) : peer_cwnd(pac, f));
     uint32_t answer = answer_size(f, ack);
 
     if (!answer) {
@@ -261,7 +268,7 @@ cwnd_increment(const struct pac *pac, const struct pac_flow *f,
      * receiver's window (PAC_W_LIMITED) sends no more than an ACK moves the
      * window's right edge by. */
     if (!delta || (d->flags & PAC_H_ECE)
-        || (pac->flow_wnd[f - pac->flows].bits & PAC_W_LIMITED)) {
+        || (flow_wnd(pac, f)->bits & PAC_W_LIMITED)) {
         return 0;
     } else if (f->flags & PAC_F_SLOW_START) {
         return MAX(delta, f->mss);
@@ -642,7 +649,7 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
 static unsigned int
 vm_window_scale(const struct pac *pac, const struct pac_flow *f)
 {
-    const struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+    const struct pac_flow_wnd *w = flow_wnd(pac, f);
 
     return ((w->bits & (PAC_W_VM_WS | PAC_W_PEER_WS))
             == (PAC_W_VM_WS | PAC_W_PEER_WS) ? w->vm_wscale : 0);
@@ -654,7 +661,7 @@ static void
 note_right_edge(struct pac *pac, const struct pac_flow *f,
                 const struct pac_held *d)
 {
-    struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+    struct pac_flow_wnd *w = flow_wnd(pac, f);
 
     if (window_clamped(pac, f) && !(d->flags & PAC_H_SYN)
         && (f->flags & PAC_F_ACK_BASE)) {
@@ -670,7 +677,7 @@ note_right_edge(struct pac *pac, const struct pac_flow *f,
 static bool
 at_right_edge(const struct pac *pac, const struct pac_flow *f, uint32_t end)
 {
-    const struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+    const struct pac_flow_wnd *w = flow_wnd(pac, f);
 
     return (w->bits & PAC_W_EDGE) && end == w->right_edge;
 }
@@ -681,7 +688,7 @@ at_right_edge(const struct pac *pac, const struct pac_flow *f, uint32_t end)
 static void
 note_window_fill(struct pac *pac, const struct pac_flow *f, uint32_t end)
 {
-    struct pac_flow_wnd *w = &pac->flow_wnd[f - pac->flows];
+    struct pac_flow_wnd *w = flow_wnd(pac, f);
 
     if ((w->bits & PAC_W_EDGE) && !pac_seq_lt(end + f->mss, w->right_edge)
         && !pac_seq_gt(end, w->right_edge)) {
@@ -1653,15 +1660,15 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             update_level(pac, flow_idx);
             if (newest) {
                 note_window_fill(pac, f, f->rcv_nxt);
-            }
-            if (newest && is_short_segment(f, len)
-                && !at_right_edge(pac, f, f->rcv_nxt)) {
-                /* The peer's answer is complete: what its triggers allowed
-                 * beyond it will not come, and ACKs of it trigger nothing,
-                 * until it sends again. */
-                reclaim_outstanding(pac, flow_idx);
-                f->flags |= PAC_F_DRY;
-                pac->stats.answer_ends++;
+                if (is_short_segment(f, len)
+                    && !at_right_edge(pac, f, f->rcv_nxt)) {
+                    /* The peer's answer is complete: what its triggers
+                     * allowed beyond it will not come, and ACKs of it
+                     * trigger nothing, until it sends again. */
+                    reclaim_outstanding(pac, flow_idx);
+                    f->flags |= PAC_F_DRY;
+                    pac->stats.answer_ends++;
+                }
             }
         }
         if (ce && pac->cfg.ecn) {
@@ -1732,7 +1739,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
          * safe side. */
         if (pac_elapsed32(pac->now, f->last_seen) >= PAC_RESTART_IDLE_US) {
             f->flags |= PAC_F_SLOW_START;
-            pac->flow_wnd[f - pac->flows].bits &= ~PAC_W_LIMITED;
+            flow_wnd(pac, f)->bits &= ~PAC_W_LIMITED;
         }
     } else {
         d->kind = PAC_K_ACK;

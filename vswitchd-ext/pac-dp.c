@@ -30,10 +30,10 @@
 #include "openvswitch/hmap.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
-#include "packets.h"
 #include "ovs-rcu.h"
 #include "ovs-thread.h"
 #include "pac.h"
+#include "packets.h"
 #include "timeval.h"
 #include "util.h"
 

@@ -270,7 +270,6 @@ sim_net_rcv_output(struct sim *sim, struct sim_pkt *pkt)
                                       sim_net_pac_emit, sim);
     if (seg.window_clamped) {
         pkt->window = seg.window;
-        sim->res->pac_clamped++;
     }
     if (verdict == PAC_PASS) {
         if (pkt->held) {

@@ -112,7 +112,6 @@ struct sim_result {
     uint64_t pac_stale_drops;   /* Held packets dropped as stale. */
     uint64_t pac_left_held;     /* Held at the end (flushed). */
     uint64_t pac_bad_emits;     /* Emits of packets PAC did not hold. */
-    uint64_t pac_clamped;       /* Segments whose window PAC lowered. */
     uint64_t pac_stuck_wakeups; /* pac_run() left a past wakeup. */
     uint64_t max_hold_ns;       /* Longest hold of one packet. */
     uint64_t pac_rel_cause[8];  /* From pac_get_stats(). */
