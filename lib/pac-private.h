@@ -219,6 +219,8 @@ struct pac {
     bool silent;                /* ...if there is one. */
     uint32_t tx_held;           /* pac_tx()'s own held packet, or PAC_NONE. */
     bool tx_pkt_released;       /* It was released during that call. */
+    bool in_batch;              /* Between pac_batch_begin() and _end(): the
+                                 * scheduler waits for the end. */
     uint64_t last_window_release;   /* Last window trigger sent. */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
     uint32_t out_tail;

@@ -1226,6 +1226,10 @@ schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
 static void
 schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
+    if (pac->in_batch) {
+        /* pac_batch_end() schedules for the whole burst. */
+        return;
+    }
     /* An expired window trigger goes as soon as it fits (ACK timers run
      * in pac_run() only). */
     release_expired(pac, PAC_CLASS_TRIGGER, emit, aux);
@@ -1857,6 +1861,21 @@ pass:
     schedule(pac, emit, aux);
     pac->stats.tx_passed++;
     return PAC_PASS;
+}
+
+/* Bursts. */
+
+void
+pac_batch_begin(struct pac *pac)
+{
+    pac->in_batch = true;
+}
+
+void
+pac_batch_end(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    pac->in_batch = false;
+    schedule(pac, emit, aux);
 }
 
 /* Timers. */

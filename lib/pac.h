@@ -166,6 +166,22 @@ enum pac_verdict pac_tx(struct pac *pac, struct pac_segment *seg,
                         void *pkt, uint64_t now_us,
                         pac_emit_cb *emit, void *aux);
 
+/* Bursts.  A datapath that handles packets in bursts brackets each burst
+ * with pac_batch_begin() and pac_batch_end().  In between, pac_rx() and
+ * pac_tx() update flow state, in-flight and the queues as usual but do not
+ * run the scheduler; pac_batch_end() runs it once for the whole burst.
+ *
+ * What a burst releases leaves after the burst anyway (the datapath sends
+ * its output batch when the burst is done), so deferring the decisions to
+ * its end changes no departure time; it saves a scheduler pass per packet,
+ * most of which, in the steady state of an incast, find that nothing fits.
+ * The one visible difference: a segment that pac_tx() would have held and
+ * released at once is PAC_HELD in a burst and comes back through 'emit'
+ * from pac_batch_end().  Bursts do not nest; pac_run() may not be called
+ * inside one. */
+void pac_batch_begin(struct pac *pac);
+void pac_batch_end(struct pac *pac, pac_emit_cb *emit, void *aux);
+
 /* Runs timers due at 'now_us': max_hold releases, control-interval updates,
  * idle flow expiry.  May emit. */
 void pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux);

@@ -735,6 +735,9 @@ pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
     struct pac_dp_emit_ctx ctx = { inst, out };
     struct dp_packet *packet;
 
+    /* One scheduler pass for the burst: what it releases leaves with the
+     * output of this batch either way (pac.h, "Bursts"). */
+    pac_batch_begin(inst->pac);
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         struct pac_segment seg;
 
@@ -742,6 +745,7 @@ pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
             pac_rx(inst->pac, &seg, now_us, pac_dp_emit, &ctx);
         }
     }
+    pac_batch_end(inst->pac, pac_dp_emit, &ctx);
     pac_dp_update_wakeup(dp, inst);
 }
 
@@ -757,6 +761,7 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
     struct pac_dp_emit_ctx ctx = { inst, out };
     struct dp_packet *packet;
 
+    pac_batch_begin(inst->pac);
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         struct pac_dp_slot *slot = inst->free_slots;
         enum pac_verdict verdict;
@@ -794,6 +799,7 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
                            seg.ip_version);
         }
     }
+    pac_batch_end(inst->pac, pac_dp_emit, &ctx);
     pac_dp_update_wakeup(dp, inst);
 }
 
