@@ -175,10 +175,12 @@ enum pac_verdict pac_tx(struct pac *pac, struct pac_segment *seg,
  * its output batch when the burst is done), so deferring the decisions to
  * its end changes no departure time; it saves a scheduler pass per packet,
  * most of which, in the steady state of an incast, find that nothing fits.
- * The one visible difference: a segment that pac_tx() would have held and
- * released at once is PAC_HELD in a burst and comes back through 'emit'
- * from pac_batch_end().  Bursts do not nest; pac_run() may not be called
- * inside one. */
+ * What differs, within a burst: a segment that pac_tx() would have held
+ * and released at once is PAC_HELD and comes back through 'emit' from
+ * pac_batch_end(), so it may follow segments of other flows that passed
+ * later in the burst (a flow's own segments stay in order); and data is
+ * not credited to triggers still queued in the burst (they have not left).
+ * Bursts do not nest; pac_run() may not be called inside one. */
 void pac_batch_begin(struct pac *pac);
 void pac_batch_end(struct pac *pac, pac_emit_cb *emit, void *aux);
 

@@ -211,7 +211,7 @@ static enum pac_verdict
 burst_after_round_robin(bool batched, uint64_t *in_flightp)
 {
     struct pac_config cfg;
-    enum pac_verdict v = PAC_PASS;
+    enum pac_verdict v;
     uint32_t seq[2];
     struct pac *pac;
 
@@ -236,13 +236,10 @@ burst_after_round_robin(bool batched, uint64_t *in_flightp)
         pac_batch_begin(pac);
     }
     rx_data(pac, AT(10), 2, 1, FILL);
-    if (batched && n_rec) {
-        return PAC_PASS;        /* Scheduled inside the burst. */
-    }
     v = tx(pac, AT(10), 1, seq[1] + 3 * MSS, 0, ACK, 9);
     if (batched) {
         if (n_rec) {
-            return PAC_PASS;
+            return PAC_PASS;    /* Released inside the burst. */
         }
         pac_batch_end(pac, rec_emit, NULL);
     }
