@@ -181,6 +181,7 @@ struct pac {
     struct pac_flow_wnd *flow_wnd;  /* cfg.max_flows entries. */
     uint32_t *buckets;
     uint32_t bucket_mask;
+    uint64_t hash_keys[6];      /* Derived from cfg.hash_seed. */
     uint32_t flow_free;         /* Free list through hash_next. */
     uint32_t n_flows;
     uint32_t clock_hand;        /* Eviction sampling position. */

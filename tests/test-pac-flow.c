@@ -4,9 +4,10 @@
 /* Unit tests of libpac's flow table: one entry per connection for both
  * directions, removal on FIN/RST and idle timeout, the table bound
  * (eviction of the least recently seen flow without held packets, or no
- * tracking at all) and IPv6. */
+ * tracking at all), IPv6 and how the keyed hash spreads incast keys. */
 
 #include "pac.h"
+#include "pac-private.h"
 
 #include "pac-test-seg.h"
 
@@ -295,6 +296,73 @@ test_flow_ipv6(void)
     end_pac();
 }
 
+/* Longest bucket chain and number of non-empty buckets of 'pac'. */
+static void
+chain_lengths(const struct pac *pac, uint32_t *longest, uint32_t *used)
+{
+    *longest = *used = 0;
+    for (uint32_t b = 0; b <= pac->bucket_mask; b++) {
+        uint32_t len = 0;
+
+        for (uint32_t i = pac->buckets[b]; i != PAC_NONE;
+             i = pac->flows[i].hash_next) {
+            len++;
+        }
+        *longest = len > *longest ? len : *longest;
+        *used += len > 0;
+    }
+}
+
+/* An incast's keys differ in a few bits only (one VM address and port;
+ * peers on a few hosts, consecutive ports).  Filling the whole table with
+ * them must still spread like random keys: 16 384 keys in 16 384 buckets
+ * leave about 1 - 1/e = 63 % of the buckets in use and chains of at most
+ * 7-8.  Another seed puts the keys in other buckets. */
+static void
+test_flow_hash_spreads_incast_keys(void)
+{
+    static const uint64_t seeds[] = { 0x5ac0ffee, 0x5ac0ffef };
+    uint32_t first_bucket[256];
+    uint32_t moved = 0;
+
+    for (int s = 0; s < 2; s++) {
+        uint8_t vm[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
+        struct pac_config cfg;
+        uint32_t longest, used;
+        struct pac *pac;
+
+        test_config(&cfg);
+        cfg.hash_seed = seeds[s];
+        pac = make_pac(&cfg);
+        PAC_CHECK(pac);
+        for (uint32_t n = 0; n < pac->cfg.max_flows; n++) {
+            uint8_t peer[16] = { [10] = 0xff, [11] = 0xff, 10, 1,
+                                 n % 64, 1 };
+            uint16_t peer_port = 1024 + n / 64;
+            uint32_t hash;
+
+            PAC_CHECK_EQ(pac_flow_lookup(pac, vm, 5001, peer, peer_port,
+                                         &hash), PAC_NONE);
+            PAC_CHECK(pac_flow_insert(pac, vm, 5001, peer, peer_port, hash)
+                      != PAC_NONE);
+            if (n < 256) {
+                uint32_t bucket = hash & pac->bucket_mask;
+
+                if (s == 0) {
+                    first_bucket[n] = bucket;
+                } else {
+                    moved += bucket != first_bucket[n];
+                }
+            }
+        }
+        chain_lengths(pac, &longest, &used);
+        PAC_CHECK(longest <= 12);
+        PAC_CHECK(used >= (pac->bucket_mask + 1) / 2);
+        end_pac();
+    }
+    PAC_CHECK(moved >= 250);
+}
+
 int
 main(void)
 {
@@ -304,6 +372,7 @@ main(void)
     PAC_RUN_TEST(test_flow_rst_from_peer);
     PAC_RUN_TEST(test_flow_table_full);
     PAC_RUN_TEST(test_flow_ipv6);
+    PAC_RUN_TEST(test_flow_hash_spreads_incast_keys);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

@@ -759,6 +759,10 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
     OVS_REQUIRES(inst->mutex)
 {
     struct pac_dp_emit_ctx ctx = { inst, out };
+    /* The batch's actions, interned at its first held packet: the others
+     * only take a reference (no hash of the actions, no lookup).  Nothing
+     * frees an entry but pac_dp_actions_ref() itself. */
+    struct pac_dp_actions *held_actions = NULL;
     struct dp_packet *packet;
 
     pac_batch_begin(inst->pac);
@@ -790,8 +794,13 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
         }
         if (verdict == PAC_HELD) {
             COVERAGE_INC(pac_dp_held);
-            slot->actions = pac_dp_actions_ref(inst, pa->actions,
-                                               pa->actions_len);
+            if (!held_actions) {
+                held_actions = pac_dp_actions_ref(inst, pa->actions,
+                                                  pa->actions_len);
+            } else {
+                atomic_count_inc(&held_actions->refs);
+            }
+            slot->actions = held_actions;
         } else {
             slot->next_free = inst->free_slots;
             inst->free_slots = slot;
