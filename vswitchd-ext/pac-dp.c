@@ -760,8 +760,9 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
 {
     struct pac_dp_emit_ctx ctx = { inst, out };
     /* The batch's actions, interned at its first held packet: the others
-     * only take a reference (no hash of the actions, no lookup).  Nothing
-     * frees an entry but pac_dp_actions_ref() itself. */
+     * only take a reference (no hash of the actions, no lookup).  Entries
+     * are freed only by pac_dp_actions_ref() and the instance's
+     * destruction, and neither runs during the batch. */
     struct pac_dp_actions *held_actions = NULL;
     struct dp_packet *packet;
 
