@@ -48,7 +48,7 @@ mul_fold(uint64_t a, uint64_t b)
  * instead of the eight of four chained mix64() rounds, on every packet
  * (bench/datapath --profile). */
 static uint32_t
-flow_hash(const uint64_t keys[6], const uint8_t vm_addr[16],
+flow_hash(const uint64_t keys[PAC_N_HASH_KEYS], const uint8_t vm_addr[16],
           uint16_t vm_port, const uint8_t peer_addr[16], uint16_t peer_port)
 {
     uint64_t ports = ((uint64_t) vm_port << 16) | peer_port;
@@ -105,7 +105,7 @@ pac_flow_table_init(struct pac *pac)
         pac->buckets[i] = PAC_NONE;
     }
     pac->bucket_mask = n_buckets - 1;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < PAC_N_HASH_KEYS; i++) {
         pac->hash_keys[i] = mix64(pac->cfg.hash_seed
                                   + (i + 1) * UINT64_C(0x9e3779b97f4a7c15));
     }

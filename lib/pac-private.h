@@ -19,6 +19,9 @@
 
 #define PAC_NONE UINT32_MAX
 
+/* Keys of the flow hash (pac-flow.c), one per product input. */
+#define PAC_N_HASH_KEYS 6
+
 /* Flow flags. */
 #define PAC_F_IN_USE        0x01
 #define PAC_F_SLOW_START    0x02    /* Inferred TCP phase of the peer. */
@@ -181,7 +184,7 @@ struct pac {
     struct pac_flow_wnd *flow_wnd;  /* cfg.max_flows entries. */
     uint32_t *buckets;
     uint32_t bucket_mask;
-    uint64_t hash_keys[6];      /* Derived from cfg.hash_seed. */
+    uint64_t hash_keys[PAC_N_HASH_KEYS];   /* From cfg.hash_seed. */
     uint32_t flow_free;         /* Free list through hash_next. */
     uint32_t n_flows;
     uint32_t clock_hand;        /* Eviction sampling position. */
