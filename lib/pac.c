@@ -52,6 +52,13 @@
  * leaves in_flight. */
 #define PAC_DRY_MIN_US 500
 
+/* Data may reach PAC late: the datapath may not poll its port, or the host
+ * may not deliver to it, for milliseconds, while the bottleneck keeps
+ * sending.  Silences shorter than the longest such delay seen are not
+ * taken as silence (see note_late_data()).  Gaps longer than this are not
+ * delivery delays. */
+#define PAC_LATE_MAX_US 8000
+
 /* A peer asked by a window trigger that has not answered at all is given
  * this many times longer than a dry flow before its window is reclaimed
  * (it may think before answering). */
@@ -64,6 +71,13 @@
 /* Payload bytes that take as much switch buffer as a bare ACK frame (66
  * bytes) next to full segments. */
 #define PAC_ACK_FRAME 63
+
+/* The window clamp gives each peer this share of the threshold, so that
+ * several answers overlap: with a whole threshold per peer, one request
+ * filled it and answers ran one at a time, the bottleneck idle while each
+ * began (the request's trip and the peer's wake-up take hundreds of
+ * microseconds; docs/benchmarks.md, the 500 Mbit/s diagnosis). */
+#define PAC_CLAMP_SHARE 4
 
 /* Most option bytes a TCP header carries. */
 #define PAC_MAX_TCP_OPTIONS 40
@@ -172,14 +186,16 @@ control_interval(const struct pac *pac)
     return MIN(MAX(iv, PAC_MIN_INTERVAL_US), PAC_MAX_INTERVAL_US);
 }
 
-/* The window clamp_window gives flow 'f': as many whole segments as the
- * threshold holds frames of (so that a window-limited peer still sends full
- * ones), at least two.  A peer may send its whole window in one burst at
- * its own line rate, which the switch buffer must absorb. */
+/* The window clamp_window gives flow 'f': as many whole segments as a
+ * PAC_CLAMP_SHARE'th of the threshold holds frames of (so that a
+ * window-limited peer still sends full ones), at least two.  A peer may
+ * send its whole window in one burst at its own line rate, which the switch
+ * buffer must absorb. */
 static uint32_t
 clamp_bytes(const struct pac *pac, const struct pac_flow *f)
 {
-    uint32_t segs = pac->cfg.threshold / (f->mss + PAC_WIRE_OVERHEAD);
+    uint32_t segs = (pac->cfg.threshold / PAC_CLAMP_SHARE
+                     / (f->mss + PAC_WIRE_OVERHEAD));
 
     return MAX(segs, 2) * f->mss;
 }
@@ -555,9 +571,18 @@ out_list_update(struct pac *pac, uint32_t idx, bool data)
     }
 }
 
+/* The least silence PAC takes for silence: longer than the latest delivery
+ * of data it has seen (with a quarter to spare). */
+static uint32_t
+late_allowance(const struct pac *pac)
+{
+    return pac->late_us + pac->late_us / 4;
+}
+
 /* How long triggered data may take to arrive: a few base RTTs plus the time
  * the bottleneck needs to drain a threshold's worth of data (at the highest
- * rate seen: the current rate falls exactly when flows go dry). */
+ * rate seen: the current rate falls exactly when flows go dry), and no less
+ * than data has been seen to come late. */
 static uint32_t
 dry_time(const struct pac *pac)
 {
@@ -569,7 +594,36 @@ dry_time(const struct pac *pac)
     } else {
         t += PAC_DRY_MIN_US;
     }
-    return MAX(t, PAC_DRY_MIN_US);
+    t = MAX(t, PAC_DRY_MIN_US);
+    return MAX(t, late_allowance(pac));
+}
+
+/* How long PAC must see no data at all while it expects some before it
+ * resets in_flight. */
+static uint64_t
+silence_time(const struct pac *pac)
+{
+    uint64_t t = MAX(PAC_SILENCE_MIN_US,
+                     PAC_SILENCE_RTTS * (uint64_t) pac->min_rtt_us);
+
+    return MAX(t, late_allowance(pac));
+}
+
+/* Flow 'f' sent new data, 'len' bytes, that PAC had stopped expecting: its
+ * triggered bytes had been reclaimed as dry, or reset after a silence.  If
+ * the silence before it was short enough to be a delivery delay (the
+ * peer's burst was on its way while PAC saw nothing of it), PAC waits that
+ * long before the next such verdict.  Otherwise the peer just sent
+ * unasked. */
+static void
+note_late_data(struct pac *pac, const struct pac_flow *f)
+{
+    uint32_t silence = pac_elapsed32(pac->now, f->last_data);
+
+    if (silence >= PAC_DRY_MIN_US && silence <= PAC_LATE_MAX_US) {
+        pac->stats.late_data++;
+        pac->late_us = MAX(pac->late_us, silence);
+    }
 }
 
 /* Eq. (5), per flow: received data lowers in_flight by what it delivers of
@@ -1331,8 +1385,7 @@ end_interval(struct pac *pac)
     }
 
     if (!pac->iv_bytes) {
-        uint64_t limit = MAX(PAC_SILENCE_MIN_US,
-                             PAC_SILENCE_RTTS * (uint64_t) pac->min_rtt_us);
+        uint64_t limit = silence_time(pac);
 
         if (!pac->silent) {
             pac->silent = true;
@@ -1653,6 +1706,10 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         credit_rx(pac, len, outstanding > flow_outstanding(f)
                             ? outstanding - flow_outstanding(f) : 0);
         if (len) {
+            if (newest && !outstanding && (f->flags & PAC_F_BUDGET)
+                && (f->flags & PAC_F_IN_RESP)) {
+                note_late_data(pac, f);
+            }
             f->flags &= ~(PAC_F_DRY | PAC_F_PROBED);
             out_list_update(pac, flow_idx, true);
             f->rx_bytes = (f->rx_bytes + len < f->rx_bytes
@@ -1910,6 +1967,9 @@ scan_flows(struct pac *pac, pac_emit_cb *emit, void *aux)
         }
     }
     pac->next_scan = pac->now + PAC_SCAN_INTERVAL_US;
+
+    /* Delivery delays are learned again if they recur. */
+    pac->late_us -= pac->late_us / 8;
 }
 
 /* Releases the flow heads of classes 'first'...PAC_N_CLASSES - 1 that have
@@ -1997,6 +2057,7 @@ pac_get_stats(const struct pac *pac, struct pac_stats *stats)
     stats->threshold = pac->threshold;
     stats->control_interval_us = control_interval(pac);
     stats->avg_rtt_us = pac->avg_base_rtt_us + pac->avg_hold_us;
+    stats->late_us = pac->late_us;
     stats->flows = pac->n_flows;
     stats->held = pac->n_held;
     memcpy(stats->held_per_level, pac->n_held_level,

@@ -208,6 +208,9 @@ struct pac_stats {
     uint32_t alpha_permille;        /* Last interval's CE fraction. */
     uint32_t control_interval_us;   /* Current control interval. */
     uint32_t avg_rtt_us;            /* Average base RTT + PAC delay. */
+    uint32_t late_us;               /* Longest delivery delay seen:
+                                     * silences shorter than this are not
+                                     * taken as silence. */
     uint32_t flows;                 /* Flows in the table. */
     uint32_t held;                  /* Packets held now, all levels. */
     uint32_t held_per_level[PAC_MAX_LEVELS];
@@ -230,6 +233,9 @@ struct pac_stats {
     uint64_t answer_ends;           /* Short segments that ended an answer:
                                      * the flow's unsent triggers reclaimed
                                      * at once. */
+    uint64_t late_data;             /* Data that came after PAC had
+                                     * stopped expecting it (delivery
+                                     * delays: see late_us). */
     uint64_t windows_clamped;       /* Segments whose advertised window
                                      * PAC lowered (clamp_window). */
     uint64_t request_triggers;      /* Requests counted as a window. */

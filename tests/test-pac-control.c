@@ -433,6 +433,62 @@ test_silence_reset_data(void)
     end_pac();
 }
 
+/* Data that arrives after PAC gave it up (here as dry) was late, not
+ * absent: the datapath or the host delivered it late while the bottleneck
+ * kept sending.  PAC then waits that long, and a quarter more, before the
+ * next verdict (here a silence reset); gaps of more than 8 ms are the peer
+ * sending unasked, not delivery; the allowance decays by an eighth per
+ * second. */
+static void
+test_late_data_lengthens_silence(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.base_rtt_us = 50;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    rx_data(pac, AT(100), 0, 1, 1000);
+    for (int t = 200; t <= 2400; t += 100) {
+        run(pac, AT(t));
+    }
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
+    CHECK_IN_FLIGHT(pac, 0);
+
+    /* The rest of the answer comes 2.4 ms after its first segment. */
+    rx_data(pac, AT(2500), 0, 1001, 1000);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.late_data, 1);
+    PAC_CHECK_EQ(st.late_us, 2400);
+
+    /* Another request: its silence now lasts up to 3 ms, not 1 ms. */
+    CHECK_PASS(request(pac, AT(2600), 1, 1, 1));
+    for (int t = 2700; t <= 5500; t += 100) {
+        run(pac, AT(t));
+        CHECK_IN_FLIGHT(pac, IW);
+    }
+    for (int t = 5600; t <= 5800; t += 100) {
+        run(pac, AT(t));
+    }
+    CHECK_IN_FLIGHT(pac, 0);
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 1);
+
+    /* Flow 0 sends again 9 ms after its last data: not a delivery delay. */
+    rx_data(pac, AT(11500), 0, 2001, 1000);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.late_data, 1);
+    PAC_CHECK_EQ(st.late_us, 2400);
+
+    /* The flow scan, once a second, lets the allowance decay. */
+    run(pac, AT(1000000));
+    PAC_CHECK_EQ(get_stats(pac).late_us, 2100);
+    end_pac();
+}
+
 /* Section III-C: two consecutive per-flow intervals whose received rate
  * fell to lambda times the previous one or less end slow start. */
 static void
@@ -570,6 +626,7 @@ main(void)
     PAC_RUN_TEST(test_silence_reset);
     PAC_RUN_TEST(test_silence_reset_min);
     PAC_RUN_TEST(test_silence_reset_data);
+    PAC_RUN_TEST(test_late_data_lengthens_silence);
     PAC_RUN_TEST(test_silence_time_origin_zero);
     PAC_RUN_TEST(test_slow_start_inference);
     PAC_RUN_TEST(test_slow_start_inference_consecutive);

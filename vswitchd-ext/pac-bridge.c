@@ -44,7 +44,7 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * across bridges). */
 static struct hmap ifaces = HMAP_INITIALIZER(&ifaces);
 
-BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS == 33 + PAC_MAX_LEVELS);
+BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS == 35 + PAC_MAX_LEVELS);
 
 /* Expert knobs in PAC:other_config.  The ranges are libpac's
  * (pac_config_check()), so that a refused value is named by its key. */
@@ -507,6 +507,8 @@ pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
     PUT("corrections", "pac_dry_reclaims", s->dry_reclaims);
     PUT("corrections", "pac_dry_bytes", s->dry_bytes);
     PUT("corrections", "pac_answer_ends", s->answer_ends);
+    PUT("corrections", "pac_late_data", s->late_data);
+    PUT("corrections", "pac_late_us", s->late_us);
     PUT("triggers", "pac_request_triggers", s->request_triggers);
     PUT("triggers", "pac_handshake_triggers", s->handshake_triggers);
     PUT("triggers", "pac_windows_clamped", s->windows_clamped);
