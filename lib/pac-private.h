@@ -238,6 +238,7 @@ struct pac {
     uint32_t avg_hold_us;       /* EWMA of PAC's delay of ACKs. */
     uint32_t late_us;           /* Longest silence after which data PAC
                                  * had stopped expecting came (decays). */
+    uint64_t last_rx_data;      /* When data last arrived, any flow. */
     uint64_t next_scan;         /* Idle-flow expiry. */
 
     struct pac_stats stats;     /* Counters; gauges filled on demand. */
