@@ -214,6 +214,7 @@ struct pac {
     uint64_t iv_pkts;
     uint64_t iv_ce;
     double bw_smooth;           /* BW_S, bytes per microsecond. */
+    double pkt_rate_smooth;     /* The same in segments (see eq. 6). */
     double in_flight_smooth;    /* in_flight_S. */
     double bw_max;              /* Peak receive rate, bytes per us, over
                                  * PAC_RATE_WINDOW_US windows. */

@@ -104,6 +104,14 @@
 #define PAC_MIN_INTERVAL_US 10
 #define PAC_MAX_INTERVAL_US 100000
 
+/* Eq. (6) reads a throughput drop to lambda times BW_S within one control
+ * interval; it needs the interval to hold this many segments at the
+ * smoothed rate.  With fewer, one segment more or less is the drop: at 250
+ * Mbit/s and a 130 us interval (three segments) the model corrected
+ * in_flight below what four window-limited peers had in flight, admitted a
+ * fifth, and overflowed the buffer (pac-sim, 16 senders, 25 KB). */
+#define PAC_EQ6_MIN_PKTS 8
+
 /* Shortest window over which bw_max, the peak receive rate, is measured. */
 #define PAC_RATE_WINDOW_US 1000
 
@@ -1410,6 +1418,7 @@ end_interval(struct pac *pac)
         /* Eq. (6) reads a drop in throughput as over-estimation; right
          * after a window trigger the drop is the answer's round trip. */
         if (!gap && pac->bw_smooth > 0 && bw <= pac->bw_smooth * lambda
+            && pac->pkt_rate_smooth * dur >= PAC_EQ6_MIN_PKTS
             && pac->in_flight
             && now - pac->last_window_release >= dry_time(pac)) {
             double target = (pac->in_flight_smooth * bw
@@ -1426,9 +1435,12 @@ end_interval(struct pac *pac)
         /* After an idle spell the filters would compare the new burst with
          * the old one: start them afresh. */
         pac->bw_smooth = 0;
+        pac->pkt_rate_smooth = 0;
         pac->in_flight_smooth = pac->in_flight;
     } else {
         pac->bw_smooth += (bw - pac->bw_smooth) / 4;
+        pac->pkt_rate_smooth += ((double) pac->iv_pkts / dur
+                                 - pac->pkt_rate_smooth) / 4;
         pac->in_flight_smooth += (pac->in_flight - pac->in_flight_smooth) / 4;
     }
     pac->iv_start = now;

@@ -346,6 +346,36 @@ test_deviation_no_correction(void)
     end_pac();
 }
 
+/* Eq. (6) needs 8 segments per interval at the smoothed rate to read a
+ * drop: 5 segments per interval falling to 3 (0.6 of BW_S) is a segment's
+ * jitter, not over-estimation, and corrects nothing; 10 falling to 7
+ * (test_deviation_correction_converged) does.  40 intervals: past the
+ * drain time after the request (threshold / 5 bytes per us, 19.2 ms). */
+static void
+test_deviation_needs_segments(void)
+{
+    uint64_t expect = 1000 * MSS;
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+    int k;
+
+    control_config(&cfg);
+    cfg.init_window_segs = 1000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    CHECK_PASS(tx(pac, AT(0), 9, 1, 100, ACK, 0));
+    for (k = 0; k < 40; k++) {
+        interval(pac, k, 9, &seq, 5, 0, 1000);
+        expect -= 5000;
+    }
+    interval(pac, k, 9, &seq, 3, 0, 1000);
+    expect -= 3000;
+    CHECK_IN_FLIGHT(pac, expect);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
+    end_pac();
+}
+
 /* No data at all for max(1 ms, 8 base RTTs) with in_flight > 0: in_flight
  * is reset to 0. */
 static void
@@ -623,6 +653,7 @@ main(void)
     PAC_RUN_TEST(test_deviation_correction_converged);
     PAC_RUN_TEST(test_deviation_correction_alpha);
     PAC_RUN_TEST(test_deviation_no_correction);
+    PAC_RUN_TEST(test_deviation_needs_segments);
     PAC_RUN_TEST(test_silence_reset);
     PAC_RUN_TEST(test_silence_reset_min);
     PAC_RUN_TEST(test_silence_reset_data);
