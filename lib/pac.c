@@ -73,11 +73,13 @@
 #define PAC_ACK_FRAME 63
 
 /* The window clamp gives each peer this share of the threshold, so that
- * several answers overlap: with a whole threshold per peer, one request
- * filled it and answers ran one at a time, the bottleneck idle while each
- * began (the request's trip and the peer's wake-up take hundreds of
- * microseconds; docs/benchmarks.md, the 500 Mbit/s diagnosis). */
-#define PAC_CLAMP_SHARE 4
+ * answers overlap: with a whole threshold per peer, one request filled it
+ * and answers ran one at a time, the bottleneck idle while each began (the
+ * request's trip and the peer's wake-up take hundreds of microseconds;
+ * docs/benchmarks.md, the 500 Mbit/s diagnosis).  A half, not a quarter:
+ * the model did best with a quarter, but on the testbed at 100 Mbit/s
+ * with 100 KB a quarter let a warm round time out in 1 run of 3 or 4. */
+#define PAC_CLAMP_SHARE 2
 
 /* Most option bytes a TCP header carries. */
 #define PAC_MAX_TCP_OPTIONS 40

@@ -1108,7 +1108,7 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
 }
 
 /* clamp_window: the receiver's window is lowered to as many whole segments
- * as a quarter of the threshold holds frames of (40000 / 4 / 1066: 9 x 1000
+ * as half the threshold holds frames of (20000 / 2 / 1066: 9 x 1000
  * bytes), in units
  * of its scale (2^7, rounded up), only
  * once the handshake showed the scale; a request's window counts no more
@@ -1123,7 +1123,7 @@ test_window_clamp(void)
     struct pac *pac;
 
     test_config(&cfg);
-    cfg.threshold = 40000;
+    cfg.threshold = 20000;
     cfg.init_window_segs = 30;
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
