@@ -581,14 +581,6 @@ out_list_update(struct pac *pac, uint32_t idx, bool data)
     }
 }
 
-/* The least silence PAC takes for silence: longer than the latest delivery
- * delay it has seen (with a quarter to spare). */
-static uint32_t
-late_allowance(const struct pac *pac)
-{
-    return pac->late_us + pac->late_us / 4;
-}
-
 /* How long triggered data may take to arrive: a few base RTTs plus the time
  * the bottleneck needs to drain a threshold's worth of data (at the highest
  * rate seen: the current rate falls exactly when flows go dry). */
@@ -607,14 +599,15 @@ dry_time(const struct pac *pac)
 }
 
 /* How long PAC must see no data at all while it expects some before it
- * resets in_flight. */
+ * resets in_flight: longer than the latest delivery delay it has seen, with
+ * a quarter to spare (see note_late_data()). */
 static uint64_t
 silence_time(const struct pac *pac)
 {
     uint64_t t = MAX(PAC_SILENCE_MIN_US,
                      PAC_SILENCE_RTTS * (uint64_t) pac->min_rtt_us);
 
-    return MAX(t, late_allowance(pac));
+    return MAX(t, pac->late_us + (uint64_t) pac->late_us / 4);
 }
 
 /* A flow sent new data that PAC had stopped expecting: its triggered bytes
