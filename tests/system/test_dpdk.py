@@ -19,7 +19,7 @@ import pytest
 
 from dpdk_env import DpdkTopology, DpdkUnavailable, Hugepages, \
     cleanup_stale_mounts
-from ovs_env import TOP, Ovs, OvsBuild, wait_until
+from ovs_env import PAC_NO_CLAMP, TOP, Ovs, OvsBuild, wait_until
 
 MB = 1000 * 1000
 LOG_DIR = TOP / "build" / "test-logs" / "system"
@@ -100,14 +100,15 @@ def wait_mempool_baseline(topo: DpdkTopology, port: str, baseline: int,
 
 def transfer_through_pac(topo: DpdkTopology, vm_port: str,
                          nbytes: int) -> dict[str, int]:
-    """PAC (threshold 20000) on 'vm_port', a transfer peer -> vm, checks:
+    """PAC (threshold 20000, no window clamp) on 'vm_port', a transfer
+    peer -> vm, checks:
     byte-exact, ACKs held and released, nothing left held, mempool back to
     its baseline after PAC is removed."""
     ovs = topo.ovs
     peer, vm = topo.hosts["peer"], topo.hosts["vm"]
     topo.ping(peer, vm)
     baseline = topo.mempool_in_use(vm_port)
-    ovs.pac_enable(vm_port, threshold=20000)
+    ovs.pac_enable(vm_port, threshold=20000, **PAC_NO_CLAMP)
     result = topo.transfer(peer, vm, nbytes).wait(timeout=120)
     result.assert_exact()
     stats = ovs.wait_pac_stats(

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ovs_env import Ovs, OvsBuild, Topology, wait_until
+from ovs_env import PAC_NO_CLAMP, Ovs, OvsBuild, Topology, wait_until
 
 MB = 1000 * 1000
 IFACE = "vm-p"
@@ -65,7 +65,7 @@ def test_pac_transfer_holds_and_releases_acks(pac: Ovs,
                                               topo: Topology) -> None:
     """Test A: a 50 MB transfer into the VM behind a PAC port with a small
     threshold: byte-exact, and PAC saw, held and released ACKs."""
-    pac.pac_enable(IFACE, threshold=20000)
+    pac.pac_enable(IFACE, threshold=20000, **PAC_NO_CLAMP)
     wait_status(pac, lambda s: s.get("pac") == "enabled")
     result = topo.transfer(50 * MB).wait(timeout=120)
     result.assert_exact()
