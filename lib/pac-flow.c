@@ -63,6 +63,44 @@ flow_hash(const uint64_t keys[PAC_N_HASH_KEYS], const uint8_t vm_addr[16],
     return (uint32_t) (h ^ (h >> 32));
 }
 
+uint32_t
+pac_flow_hash(const struct pac *pac, const uint8_t vm_addr[16],
+              uint16_t vm_port, const uint8_t peer_addr[16],
+              uint16_t peer_port)
+{
+    return flow_hash(pac->hash_keys, vm_addr, vm_port, peer_addr, peer_port);
+}
+
+#if defined(__GNUC__)
+#define PAC_PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define PAC_PREFETCH(addr) ((void) (addr))
+#endif
+
+/* Starts loading the bucket of 'hash'. */
+void
+pac_flow_prefetch_bucket(const struct pac *pac, uint32_t hash)
+{
+    PAC_PREFETCH(&pac->buckets[hash & pac->bucket_mask]);
+}
+
+/* Starts loading the first flow in the bucket of 'hash' (both cache lines:
+ * the key, then the flags and counters every packet updates), and its
+ * window state.  Best after pac_flow_prefetch_bucket() had time to land. */
+void
+pac_flow_prefetch_entry(const struct pac *pac, uint32_t hash)
+{
+    uint32_t idx = pac->buckets[hash & pac->bucket_mask];
+
+    if (idx != PAC_NONE) {
+        const char *f = (const char *) &pac->flows[idx];
+
+        PAC_PREFETCH(f);
+        PAC_PREFETCH(f + sizeof pac->flows[idx] - 1);
+        PAC_PREFETCH(&pac->flow_wnd[idx]);
+    }
+}
+
 /* Compares two 16-byte addresses as two words: memcmp() is a library call
  * on every lookup. */
 static inline bool
@@ -94,7 +132,7 @@ pac_flow_table_init(struct pac *pac)
     while (n_buckets < n) {
         n_buckets <<= 1;
     }
-    pac->flows = calloc(n, sizeof *pac->flows);
+    pac->flows = pac_zalloc_lines(n, sizeof *pac->flows);
     pac->flow_wnd = calloc(n, sizeof *pac->flow_wnd);
     pac->buckets = malloc(n_buckets * sizeof *pac->buckets);
     if (!pac->flows || !pac->flow_wnd || !pac->buckets) {
@@ -129,17 +167,13 @@ pac_flow_table_free(struct pac *pac)
     pac->buckets = NULL;
 }
 
-/* Returns the index of the flow with the given key, or PAC_NONE.  Stores the
- * key's hash in '*hashp' for a following pac_flow_insert(). */
+/* Returns the index of the flow with the given key, or PAC_NONE.  'hash'
+ * is the key's pac_flow_hash(). */
 uint32_t
 pac_flow_lookup(const struct pac *pac, const uint8_t vm_addr[16],
                 uint16_t vm_port, const uint8_t peer_addr[16],
-                uint16_t peer_port, uint32_t *hashp)
+                uint16_t peer_port, uint32_t hash)
 {
-    uint32_t hash = flow_hash(pac->hash_keys, vm_addr, vm_port,
-                              peer_addr, peer_port);
-
-    *hashp = hash;
     for (uint32_t i = pac->buckets[hash & pac->bucket_mask]; i != PAC_NONE;
          i = pac->flows[i].hash_next) {
         const struct pac_flow *f = &pac->flows[i];

@@ -66,6 +66,11 @@ struct pac_segment {
     uint32_t payload_len;       /* TCP payload bytes, from the IP length. */
     uint32_t ip_len;            /* IP header(s) + TCP header + payload. */
     struct pac_sack_block sack[PAC_MAX_SACK_BLOCKS];
+
+    /* Not parsed: pac_prefetch() caches the flow's hash here for the
+     * pac_rx() or pac_tx() call that follows; the parser zeroes it. */
+    const void *hashed_by;      /* The 'struct pac' that hashed, or NULL. */
+    uint32_t flow_hash;
 };
 
 enum pac_parse_status {

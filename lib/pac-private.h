@@ -15,9 +15,31 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "pac.h"
 
 #define PAC_NONE UINT32_MAX
+
+/* Returns 'n' zeroed elements of 'size' bytes starting on a cache line
+ * (free() frees them), or NULL.  A 128-byte flow then fills exactly two
+ * lines, where malloc()'s 16-byte alignment spreads each over three. */
+static inline void *
+pac_zalloc_lines(size_t n, size_t size)
+{
+    size_t bytes;
+    void *p;
+
+    if (size && n > SIZE_MAX / size) {
+        return NULL;
+    }
+    bytes = n * size;
+    if (posix_memalign(&p, 64, bytes > 0 ? bytes : 1)) {
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    return p;
+}
 
 /* Keys of the flow hash (pac-flow.c), one per product input. */
 #define PAC_N_HASH_KEYS 6
@@ -271,9 +293,14 @@ void pac_update_busy(struct pac *, uint32_t flow_idx);
 /* pac-flow.c. */
 bool pac_flow_table_init(struct pac *);
 void pac_flow_table_free(struct pac *);
+uint32_t pac_flow_hash(const struct pac *, const uint8_t vm_addr[16],
+                       uint16_t vm_port, const uint8_t peer_addr[16],
+                       uint16_t peer_port);
 uint32_t pac_flow_lookup(const struct pac *, const uint8_t vm_addr[16],
                          uint16_t vm_port, const uint8_t peer_addr[16],
-                         uint16_t peer_port, uint32_t *hashp);
+                         uint16_t peer_port, uint32_t hash);
+void pac_flow_prefetch_bucket(const struct pac *, uint32_t hash);
+void pac_flow_prefetch_entry(const struct pac *, uint32_t hash);
 uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
                          uint16_t vm_port, const uint8_t peer_addr[16],
                          uint16_t peer_port, uint32_t hash);

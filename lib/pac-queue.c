@@ -24,8 +24,9 @@ pac_queue_init(struct pac *pac)
 {
     uint32_t n = pac->cfg.max_held;
 
-    pac->held = calloc(n, sizeof *pac->held);
-    pac->rr_nodes = calloc(pac->cfg.max_flows, sizeof *pac->rr_nodes);
+    pac->held = pac_zalloc_lines(n, sizeof *pac->held);
+    pac->rr_nodes = pac_zalloc_lines(pac->cfg.max_flows,
+                                     sizeof *pac->rr_nodes);
     pac->rr_dirty = calloc(pac->cfg.max_flows, sizeof *pac->rr_dirty);
     if (!pac->held || !pac->rr_nodes || !pac->rr_dirty) {
         return false;

@@ -1475,18 +1475,35 @@ remove_flow(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     forget_flow(pac, flow_idx);
 }
 
-/* Finds or, if 'may_create', creates the flow for the given key; PAC_NONE
- * if there is none and none can be made (table full, nothing evictable).
- * 'opening' (a SYN) replaces a closed flow that reuses the same ports.  An
- * RST for an unknown flow creates nothing (it would only evict another). */
+/* The hash of the flow of 'seg', a segment toward the receiver if 'rx',
+ * from it otherwise: pac_prefetch()'s if it hashed 'seg'. */
 static uint32_t
-flow_get(struct pac *pac, const uint8_t vm_addr[16], uint16_t vm_port,
-         const uint8_t peer_addr[16], uint16_t peer_port, bool opening,
-         bool may_create)
+seg_flow_hash(const struct pac *pac, const struct pac_segment *seg, bool rx)
 {
-    uint32_t hash;
+    if (seg->hashed_by == pac) {
+        return seg->flow_hash;
+    }
+    return (rx
+            ? pac_flow_hash(pac, seg->dst, seg->dport, seg->src, seg->sport)
+            : pac_flow_hash(pac, seg->src, seg->sport, seg->dst, seg->dport));
+}
+
+/* Finds or, if 'may_create', creates the flow of 'seg', a segment toward
+ * the receiver if 'rx', from it otherwise; PAC_NONE if there is none and
+ * none can be made (table full, nothing evictable).  'opening' (a SYN)
+ * replaces a closed flow that reuses the same ports.  An RST for an unknown
+ * flow creates nothing (it would only evict another). */
+static uint32_t
+flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
+         bool opening, bool may_create)
+{
+    const uint8_t *vm_addr = rx ? seg->dst : seg->src;
+    const uint8_t *peer_addr = rx ? seg->src : seg->dst;
+    uint16_t vm_port = rx ? seg->dport : seg->sport;
+    uint16_t peer_port = rx ? seg->sport : seg->dport;
+    uint32_t hash = seg_flow_hash(pac, seg, rx);
     uint32_t idx = pac_flow_lookup(pac, vm_addr, vm_port, peer_addr,
-                                   peer_port, &hash);
+                                   peer_port, hash);
     struct pac_flow *f;
 
     if (idx != PAC_NONE) {
@@ -1662,7 +1679,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac->iv_ce++;
     }
 
-    flow_idx = flow_get(pac, seg->dst, seg->dport, seg->src, seg->sport,
+    flow_idx = flow_get(pac, seg, true,
                         syn && !(seg->tcp_flags & PAC_TCP_ACK),
                         !(seg->tcp_flags & PAC_TCP_RST));
     if (flow_idx == PAC_NONE) {
@@ -1833,7 +1850,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     set_now(pac, now_us);
     pac->stats.tx_packets++;
 
-    flow_idx = flow_get(pac, seg->src, seg->sport, seg->dst, seg->dport,
+    flow_idx = flow_get(pac, seg, false,
                         (tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK),
                         !(tf & PAC_TCP_RST));
     if (flow_idx == PAC_NONE) {
@@ -1938,6 +1955,23 @@ void
 pac_batch_begin(struct pac *pac)
 {
     pac->in_batch = true;
+}
+
+void
+pac_prefetch(const struct pac *pac, struct pac_segment *const segs[],
+             size_t n, bool rx)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct pac_segment *seg = segs[i];
+
+        seg->flow_hash = seg_flow_hash(pac, seg, rx);
+        seg->hashed_by = pac;
+        pac_flow_prefetch_bucket(pac, seg->flow_hash);
+    }
+    /* Two passes: a flow's address is in its bucket. */
+    for (size_t i = 0; i < n; i++) {
+        pac_flow_prefetch_entry(pac, segs[i]->flow_hash);
+    }
 }
 
 void

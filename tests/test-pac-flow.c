@@ -4,7 +4,8 @@
 /* Unit tests of libpac's flow table: one entry per connection for both
  * directions, removal on FIN/RST and idle timeout, the table bound
  * (eviction of the least recently seen flow without held packets, or no
- * tracking at all), IPv6 and how the keyed hash spreads incast keys. */
+ * tracking at all), IPv6, how the keyed hash spreads incast keys, and
+ * pac_prefetch(). */
 
 #include "pac.h"
 #include "pac-private.h"
@@ -339,10 +340,10 @@ test_flow_hash_spreads_incast_keys(void)
             uint8_t peer[16] = { [10] = 0xff, [11] = 0xff, 10, 1,
                                  n % 64, 1 };
             uint16_t peer_port = 1024 + n / 64;
-            uint32_t hash;
+            uint32_t hash = pac_flow_hash(pac, vm, 5001, peer, peer_port);
 
             PAC_CHECK_EQ(pac_flow_lookup(pac, vm, 5001, peer, peer_port,
-                                         &hash), PAC_NONE);
+                                         hash), PAC_NONE);
             PAC_CHECK(pac_flow_insert(pac, vm, 5001, peer, peer_port, hash)
                       != PAC_NONE);
             if (n < 256) {
@@ -363,6 +364,67 @@ test_flow_hash_spreads_incast_keys(void)
     PAC_CHECK(moved >= 250);
 }
 
+/* pac_prefetch() hashes a burst's segments for the pac_rx() or pac_tx()
+ * that follows: both directions must find the flow that the other created,
+ * and a segment that another instance (another hash seed) prefetched must
+ * not be looked up with that instance's hash. */
+static void
+test_flow_prefetch(void)
+{
+    enum { N = 8 };
+    struct pac_segment rx_segs[N], tx_segs[N];
+    struct pac_segment *rx_ptrs[N], *tx_ptrs[N];
+    struct pac_config cfg, other_cfg;
+    struct pac *pac, *other;
+
+    test_config(&cfg);
+    other_cfg = cfg;
+    other_cfg.hash_seed = cfg.hash_seed + 1;
+    other = pac_create(&other_cfg, T0);
+    PAC_CHECK(other);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    for (int i = 0; i < N; i++) {
+        rx_segs[i] = rx_seg(i, 1, 1000, ACK, PAC_ECN_ECT0);
+        tx_segs[i] = tx_seg(i, 1001, 0, ACK);
+        rx_ptrs[i] = &rx_segs[i];
+        tx_ptrs[i] = &tx_segs[i];
+    }
+
+    /* Data creates the flows, ACKs (prefetched as tx) find them. */
+    pac_prefetch(pac, rx_ptrs, N, true);
+    for (int i = 0; i < N; i++) {
+        rx_at(pac, AT(0), rx_ptrs[i]);
+    }
+    PAC_CHECK_EQ(n_flows(pac), N);
+    pac_prefetch(pac, tx_ptrs, N, false);
+    for (int i = 0; i < N; i++) {
+        CHECK_PASS(tx_at(pac, AT(10), tx_ptrs[i], i));
+    }
+    PAC_CHECK_EQ(n_flows(pac), N);
+    for (int i = 0; i < N; i++) {
+        struct pac_flow_info info;
+
+        GET_FLOW(pac, i, &info);
+        PAC_CHECK_EQ(info.last_ack, 1001);
+    }
+
+    /* Hashed by 'other': 'pac' hashes them again. */
+    for (int i = 0; i < N; i++) {
+        rx_segs[i] = rx_seg(i, 1001, 1000, ACK, PAC_ECN_ECT0);
+    }
+    pac_prefetch(other, rx_ptrs, N, true);
+    for (int i = 0; i < N; i++) {
+        rx_at(pac, AT(20), rx_ptrs[i]);
+    }
+    PAC_CHECK_EQ(n_flows(pac), N);
+    PAC_CHECK_EQ(get_stats(pac).flows_created, N);
+
+    pac_destroy(other, rec_emit, NULL);
+    end_pac();
+}
+
 int
 main(void)
 {
@@ -373,6 +435,7 @@ main(void)
     PAC_RUN_TEST(test_flow_table_full);
     PAC_RUN_TEST(test_flow_ipv6);
     PAC_RUN_TEST(test_flow_hash_spreads_incast_keys);
+    PAC_RUN_TEST(test_flow_prefetch);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

@@ -733,17 +733,24 @@ pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
     OVS_REQUIRES(inst->mutex)
 {
     struct pac_dp_emit_ctx ctx = { inst, out };
+    struct pac_segment segs[NETDEV_MAX_BURST];
+    struct pac_segment *parsed[NETDEV_MAX_BURST];
     struct dp_packet *packet;
+    size_t n_parsed = 0;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        if (pac_dp_parse_ok(packet, &segs[n_parsed])) {
+            parsed[n_parsed] = &segs[n_parsed];
+            n_parsed++;
+        }
+    }
+    pac_prefetch(inst->pac, parsed, n_parsed, true);
 
     /* One scheduler pass for the burst: what it releases leaves with the
      * output of this batch either way (pac.h, "Bursts"). */
     pac_batch_begin(inst->pac);
-    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        struct pac_segment seg;
-
-        if (pac_dp_parse_ok(packet, &seg)) {
-            pac_rx(inst->pac, &seg, now_us, pac_dp_emit, &ctx);
-        }
+    for (size_t i = 0; i < n_parsed; i++) {
+        pac_rx(inst->pac, parsed[i], now_us, pac_dp_emit, &ctx);
     }
     pac_batch_end(inst->pac, pac_dp_emit, &ctx);
     pac_dp_update_wakeup(dp, inst);
@@ -764,15 +771,27 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
      * are freed only by pac_dp_actions_ref() and the instance's
      * destruction, and neither runs during the batch. */
     struct pac_dp_actions *held_actions = NULL;
+    struct pac_segment segs[NETDEV_MAX_BURST];
+    struct pac_segment *parsed[NETDEV_MAX_BURST];
+    bool parse_ok[NETDEV_MAX_BURST];
     struct dp_packet *packet;
+    size_t n_parsed = 0;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        parse_ok[i] = pac_dp_parse_ok(packet, &segs[i]);
+        if (parse_ok[i]) {
+            parsed[n_parsed++] = &segs[i];
+        }
+    }
+    pac_prefetch(inst->pac, parsed, n_parsed, false);
 
     pac_batch_begin(inst->pac);
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         struct pac_dp_slot *slot = inst->free_slots;
+        struct pac_segment *seg = &segs[i];
         enum pac_verdict verdict;
-        struct pac_segment seg;
 
-        if (!pac_dp_parse_ok(packet, &seg)) {
+        if (!parse_ok[i]) {
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
                            0);
             continue;
@@ -781,17 +800,17 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
             /* Cannot happen while libpac honours max_held; pass. */
             COVERAGE_INC(pac_dp_no_slot);
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
-                           seg.ip_version);
+                           seg->ip_version);
             continue;
         }
 
         inst->free_slots = slot->next_free;
         slot->packet = packet;
         slot->actions = NULL;
-        slot->ip_version = seg.ip_version;
-        verdict = pac_tx(inst->pac, &seg, slot, now_us, pac_dp_emit, &ctx);
-        if (seg.window_clamped) {
-            pac_dp_write_window(packet, &seg);
+        slot->ip_version = seg->ip_version;
+        verdict = pac_tx(inst->pac, seg, slot, now_us, pac_dp_emit, &ctx);
+        if (seg->window_clamped) {
+            pac_dp_write_window(packet, seg);
         }
         if (verdict == PAC_HELD) {
             COVERAGE_INC(pac_dp_held);
@@ -806,7 +825,7 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
             slot->next_free = inst->free_slots;
             inst->free_slots = slot;
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
-                           seg.ip_version);
+                           seg->ip_version);
         }
     }
     pac_batch_end(inst->pac, pac_dp_emit, &ctx);
