@@ -309,12 +309,23 @@ parse_ipv6(const uint8_t *ip, size_t len, struct pac_segment *seg)
     return parse_tcp(ip + off, end - off, seg);
 }
 
+/* Zeroes 'seg'.  A copy of a zero segment compiles to a few vector
+ * stores; memset() of this size to "rep stos", which costs tens of cycles
+ * to start, on every packet. */
+static void
+clear_segment(struct pac_segment *seg)
+{
+    static const struct pac_segment zero_segment;
+
+    *seg = zero_segment;
+}
+
 enum pac_parse_status
 pac_parse_ip(const void *l3, size_t len, struct pac_segment *seg)
 {
     const uint8_t *ip = l3;
 
-    memset(seg, 0, sizeof *seg);
+    clear_segment(seg);
     if (len < 1) {
         return PAC_PARSE_TRUNCATED;
     }
@@ -335,7 +346,7 @@ pac_parse_eth(const void *frame, size_t len, struct pac_segment *seg)
     size_t off = ETH_HDR_LEN;
     uint16_t type;
 
-    memset(seg, 0, sizeof *seg);
+    clear_segment(seg);
     if (len < ETH_HDR_LEN) {
         return PAC_PARSE_TRUNCATED;
     }

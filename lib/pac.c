@@ -470,8 +470,11 @@ fits(const struct pac *pac, uint32_t trigger)
     uint64_t payload = pac->in_flight + trigger;
     uint64_t mss = pac->cfg.default_mss;
 
+    /* floor(payload * (mss + overhead) / mss) <= threshold, without the
+     * division (tens of cycles, on most scheduler passes). */
     return (!pac->in_flight
-            || payload * (mss + PAC_WIRE_OVERHEAD) / mss <= pac->threshold);
+            || payload * (mss + PAC_WIRE_OVERHEAD)
+               < (pac->threshold + 1) * mss);
 }
 
 static void
