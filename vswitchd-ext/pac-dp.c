@@ -228,6 +228,18 @@ pac_dp_out_move(struct pac_dp_out *dst, struct pac_dp_out *src)
     src->n = 0;
 }
 
+/* Whether 'a' and 'b' run the same actions: a passed packet's are the
+ * datapath flow's, a released one's the interned copy, and both kinds
+ * follow each other in one out list. */
+static bool
+pac_dp_same_actions(const struct pac_dp_out_entry *a,
+                    const struct pac_dp_out_entry *b)
+{
+    return (a->actions_len == b->actions_len
+            && (a->actions == b->actions
+                || !memcmp(a->actions, b->actions, a->actions_len)));
+}
+
 /* Sends every entry of 'out' through 'exec', in order, in batches of
  * consecutive packets with the same actions and IP version. */
 static void
@@ -244,9 +256,10 @@ pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
         for (j = i; j < out->n && !dp_packet_batch_is_full(&batch); j++) {
             const struct pac_dp_out_entry *e = &out->entries[j];
 
-            if (e->actions != first->actions
-                || e->actions_len != first->actions_len
-                || e->ip_version != first->ip_version) {
+            /* Against the previous entry: a run of released packets
+             * shares one pointer, so memcmp() only where runs meet. */
+            if (e->ip_version != first->ip_version
+                || (j > i && !pac_dp_same_actions(e, e - 1))) {
                 break;
             }
             dp_packet_batch_add(&batch, e->packet);
@@ -912,6 +925,29 @@ done:
         dp_packet_delete_batch(batch, true);
     }
     pac_dp_send_deferred(thread);
+}
+
+bool
+pac_dp_actions_need_flow(const struct nlattr *actions, size_t actions_len)
+{
+    const struct nlattr *a;
+    size_t left;
+
+    NL_ATTR_FOR_EACH_UNSAFE (a, left, actions, actions_len) {
+        switch (nl_attr_type(a)) {
+        case OVS_ACTION_ATTR_OUTPUT:
+        case OVS_ACTION_ATTR_SET:
+        case OVS_ACTION_ATTR_SET_MASKED:
+        case OVS_ACTION_ATTR_PUSH_VLAN:
+        case OVS_ACTION_ATTR_POP_VLAN:
+        case OVS_ACTION_ATTR_TRUNC:
+        case OVS_ACTION_ATTR_RECIRC:
+            break;
+        default:
+            return true;
+        }
+    }
+    return false;
 }
 
 uint64_t

@@ -67,6 +67,13 @@ struct pac_dp_exec {
     void *ctx;
 };
 
+/* Whether 'run' needs the packets' flow to run 'actions' (dpif-netdev
+ * reads it for conntrack only).  False if every action is one known not to
+ * read it (output, set, VLAN push/pop, truncate, recirculation): then the
+ * datapath need not parse the first packet again for each batch it sends. */
+bool pac_dp_actions_need_flow(const struct nlattr *actions,
+                              size_t actions_len);
+
 struct pac_dp *pac_dp_create(const char *dp_name);
 void pac_dp_destroy(struct pac_dp *);
 
