@@ -97,12 +97,14 @@ struct pac_dp {
 };
 
 /* Packets to send, in order.  An entry's actions are either a held
- * packet's interned list ('ref') or the action being executed. */
+ * packet's interned list ('ref') or the action being executed.  A released
+ * packet's entry may first hold only its 'slot' (see pac_dp_emit()). */
 struct pac_dp_out_entry {
     struct dp_packet *packet;
     const struct nlattr *actions;
     size_t actions_len;
     struct pac_dp_actions *ref;     /* Unreferenced once sent, or NULL. */
+    struct pac_dp_slot *slot;       /* Not read yet, or NULL. */
     uint8_t ip_version;
 };
 
@@ -209,7 +211,7 @@ pac_dp_out_add(struct pac_dp_out *out, struct dp_packet *packet,
         out->allocated = heap->allocated;
     }
     out->entries[out->n++] = (struct pac_dp_out_entry) {
-        packet, actions, actions_len, ref, ip_version,
+        packet, actions, actions_len, ref, NULL, ip_version,
     };
 }
 
@@ -222,6 +224,7 @@ pac_dp_out_move(struct pac_dp_out *dst, struct pac_dp_out *src)
     for (size_t i = 0; i < src->n; i++) {
         const struct pac_dp_out_entry *e = &src->entries[i];
 
+        ovs_assert(!e->slot);
         pac_dp_out_add(dst, e->packet, e->actions, e->actions_len, e->ref,
                        e->ip_version);
     }
@@ -256,6 +259,7 @@ pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
         for (j = i; j < out->n && !dp_packet_batch_is_full(&batch); j++) {
             const struct pac_dp_out_entry *e = &out->entries[j];
 
+            ovs_assert(!e->slot);
             /* Against the previous entry: a run of released packets
              * shares one pointer, so memcmp() only where runs meet. */
             if (e->ip_version != first->ip_version
@@ -366,7 +370,41 @@ pac_dp_update_wakeup(struct pac_dp *dp, struct pac_dp_instance *inst)
 struct pac_dp_emit_ctx {
     struct pac_dp_instance *inst;
     struct pac_dp_out *out;
+
+    /* If true, a released packet's slot is read by pac_dp_emit_finish(),
+     * which must run before 'inst''s mutex is dropped.  A slot was last
+     * written when its packet was held, so it is rarely in the cache; this
+     * way its load overlaps libpac's next decisions instead of stalling. */
+    bool defer;
+    size_t n_resolved;              /* Entries of 'out' known to be read. */
 };
+
+/* Fills in the out entries that pac_dp_emit() deferred and frees their
+ * slots. */
+static void
+pac_dp_emit_finish(struct pac_dp_emit_ctx *ctx)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct pac_dp_instance *inst = ctx->inst;
+    struct pac_dp_out *out = ctx->out;
+
+    for (size_t i = ctx->n_resolved; i < out->n; i++) {
+        struct pac_dp_out_entry *e = &out->entries[i];
+        struct pac_dp_slot *slot = e->slot;
+
+        if (slot) {
+            e->packet = slot->packet;
+            e->actions = (const struct nlattr *) slot->actions->data;
+            e->actions_len = slot->actions->len;
+            e->ref = slot->actions;
+            e->ip_version = slot->ip_version;
+            e->slot = NULL;
+            slot->next_free = inst->free_slots;
+            inst->free_slots = slot;
+        }
+    }
+    ctx->n_resolved = out->n;
+}
 
 /* libpac hands back a held packet. */
 static void
@@ -376,9 +414,19 @@ pac_dp_emit(void *ctx_, void *pkt, enum pac_emit emit)
     struct pac_dp_emit_ctx *ctx = ctx_;
     struct pac_dp_instance *inst = ctx->inst;
     struct pac_dp_slot *slot = pkt;
-    struct dp_packet *packet = slot->packet;
-    struct pac_dp_actions *actions = slot->actions;
+    struct dp_packet *packet;
+    struct pac_dp_actions *actions;
 
+    if (ctx->defer && emit == PAC_EMIT_RELEASE) {
+        COVERAGE_INC(pac_dp_released);
+        OVS_PREFETCH(slot);
+        pac_dp_out_add(ctx->out, NULL, NULL, 0, NULL, 0);
+        ctx->out->entries[ctx->out->n - 1].slot = slot;
+        return;
+    }
+
+    packet = slot->packet;
+    actions = slot->actions;
     slot->next_free = inst->free_slots;
     inst->free_slots = slot;
 
@@ -400,7 +448,7 @@ pac_dp_instance_free(struct pac_dp_instance *inst)
 {
     struct pac_dp_actions *pa;
     struct pac_dp_out out;
-    struct pac_dp_emit_ctx ctx = { inst, &out };
+    struct pac_dp_emit_ctx ctx = { .inst = inst, .out = &out };
 
     /* Killed instances hold nothing; this only matters when the whole
      * datapath goes away with packets still held, and then there is no
@@ -464,7 +512,7 @@ pac_dp_instance_kill(struct pac_dp_instance *inst,
 {
     struct pac_dp_thread *thread = pac_dp_thread_get();
     struct pac_dp_out out;
-    struct pac_dp_emit_ctx ctx = { inst, &out };
+    struct pac_dp_emit_ctx ctx = { .inst = inst, .out = &out };
     struct pac_stats stats;
 
     pac_dp_out_init(&out);
@@ -745,7 +793,9 @@ pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
                   struct pac_dp_out *out)
     OVS_REQUIRES(inst->mutex)
 {
-    struct pac_dp_emit_ctx ctx = { inst, out };
+    struct pac_dp_emit_ctx ctx = {
+        .inst = inst, .out = out, .defer = true, .n_resolved = out->n,
+    };
     struct pac_segment segs[NETDEV_MAX_BURST];
     struct pac_segment *parsed[NETDEV_MAX_BURST];
     struct dp_packet *packet;
@@ -766,6 +816,7 @@ pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
         pac_rx(inst->pac, parsed[i], now_us, pac_dp_emit, &ctx);
     }
     pac_batch_end(inst->pac, pac_dp_emit, &ctx);
+    pac_dp_emit_finish(&ctx);
     pac_dp_update_wakeup(dp, inst);
 }
 
@@ -778,7 +829,9 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
                   struct pac_dp_out *out)
     OVS_REQUIRES(inst->mutex)
 {
-    struct pac_dp_emit_ctx ctx = { inst, out };
+    struct pac_dp_emit_ctx ctx = {
+        .inst = inst, .out = out, .defer = true, .n_resolved = out->n,
+    };
     /* The batch's actions, interned at its first held packet: the others
      * only take a reference (no hash of the actions, no lookup).  Entries
      * are freed only by pac_dp_actions_ref() and the instance's
@@ -800,9 +853,15 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
 
     pac_batch_begin(inst->pac);
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        struct pac_dp_slot *slot = inst->free_slots;
         struct pac_segment *seg = &segs[i];
+        struct pac_dp_slot *slot;
         enum pac_verdict verdict;
+
+        if (!inst->free_slots) {
+            /* Released packets' slots not read yet. */
+            pac_dp_emit_finish(&ctx);
+        }
+        slot = inst->free_slots;
 
         if (!parse_ok[i]) {
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
@@ -842,6 +901,7 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
         }
     }
     pac_batch_end(inst->pac, pac_dp_emit, &ctx);
+    pac_dp_emit_finish(&ctx);
     pac_dp_update_wakeup(dp, inst);
 }
 
@@ -994,7 +1054,7 @@ pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
             continue;
         }
         pac_dp_out_init(&out);
-        ctx = (struct pac_dp_emit_ctx) { inst, &out };
+        ctx = (struct pac_dp_emit_ctx) { .inst = inst, .out = &out };
         pac_run(inst->pac, now_us, pac_dp_emit, &ctx);
         when = pac_next_wakeup(inst->pac);
         atomic_store(&inst->next_wakeup_us, when);
