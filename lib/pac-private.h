@@ -262,6 +262,8 @@ struct pac {
     uint32_t late_us;           /* Longest silence after which data PAC
                                  * had stopped expecting came (decays). */
     uint64_t last_rx_data;      /* When data last arrived, any flow. */
+    uint64_t last_trigger_turn; /* When a window trigger last left in its
+                                 * turn (PAC_REL_FIT). */
     uint64_t next_scan;         /* Idle-flow expiry. */
 
     struct pac_stats stats;     /* Counters; gauges filled on demand. */

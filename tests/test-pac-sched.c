@@ -578,6 +578,55 @@ test_max_hold_trigger_default(void)
     end_pac();
 }
 
+/* max_hold_trigger_us counts only while no window trigger leaves in its
+ * turn.  A request at the back of a queue that moves waits its turn however
+ * long that takes (in a large incast the last requests wait longer than the
+ * bound); one of a queue that has not moved for the bound goes ahead. */
+static void
+test_max_hold_trigger_moving_queue(void)
+{
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    sched_config(&cfg);
+    cfg.max_hold_trigger_us = 50000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* One window fills the threshold: one answer at a time. */
+    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
+    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
+    CHECK_HELD(request(pac, AT(20), 1, 1, 2));
+    CHECK_HELD(request(pac, AT(30), 3, 1, 3));
+
+    /* Flow 2's answer: flow 0's request goes in its turn. */
+    rx_data(pac, AT(30000), 2, 1, 29200);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+
+    /* Flow 1's request has waited 59 980 us, but the queue moved 30 ms
+     * ago: it goes in its turn too, not ahead of it. */
+    rx_data(pac, AT(60000), 0, 1, 29200);
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 2);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.released[PAC_REL_FIT], 2);
+    PAC_CHECK_EQ(st.released[PAC_REL_MAX_HOLD], 0);
+
+    /* Then nothing moves for 50 ms: flow 3's request has expired, and
+     * goes ahead (by max_hold_trigger_us) as soon as it fits. */
+    run(pac, AT(110000));
+    CHECK_N_EMITTED(2);
+    rx_data(pac, AT(120000), 1, 1, 29200);
+    CHECK_N_EMITTED(3);
+    CHECK_RELEASED(2, 3);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.released[PAC_REL_FIT], 2);
+    PAC_CHECK_EQ(st.released[PAC_REL_MAX_HOLD], 1);
+    end_pac();
+}
+
 /* A packet behind a held request waits for it, then gets its own bound
  * from the time it becomes the flow's head. */
 static void
@@ -842,6 +891,7 @@ main(void)
     PAC_RUN_TEST(test_max_hold_late_run);
     PAC_RUN_TEST(test_max_hold_trigger);
     PAC_RUN_TEST(test_max_hold_trigger_default);
+    PAC_RUN_TEST(test_max_hold_trigger_moving_queue);
     PAC_RUN_TEST(test_max_hold_behind_request);
     PAC_RUN_TEST(test_held_cap);
     PAC_RUN_TEST(test_flush_and_destroy);
