@@ -1483,17 +1483,35 @@ remove_flow(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     forget_flow(pac, flow_idx);
 }
 
-/* The hash of the flow of 'seg', a segment toward the receiver if 'rx',
- * from it otherwise: pac_prefetch()'s if it hashed 'seg'. */
+/* A flow's key, as the flow table takes it. */
+struct seg_key {
+    const uint8_t *vm_addr;
+    const uint8_t *peer_addr;
+    uint16_t vm_port;
+    uint16_t peer_port;
+};
+
+/* The key of the flow of 'seg', a segment toward the receiver if 'rx', from
+ * it otherwise. */
+static struct seg_key
+seg_key(const struct pac_segment *seg, bool rx)
+{
+    return (rx
+            ? (struct seg_key) { seg->dst, seg->src, seg->dport, seg->sport }
+            : (struct seg_key) { seg->src, seg->dst, seg->sport, seg->dport });
+}
+
+/* The hash of 'key', the key of 'seg': pac_prefetch()'s if it hashed
+ * 'seg'. */
 static uint32_t
-seg_flow_hash(const struct pac *pac, const struct pac_segment *seg, bool rx)
+seg_flow_hash(const struct pac *pac, const struct pac_segment *seg,
+              const struct seg_key *key)
 {
     if (seg->hashed_by == pac) {
         return seg->flow_hash;
     }
-    return (rx
-            ? pac_flow_hash(pac, seg->dst, seg->dport, seg->src, seg->sport)
-            : pac_flow_hash(pac, seg->src, seg->sport, seg->dst, seg->dport));
+    return pac_flow_hash(pac, key->vm_addr, key->vm_port, key->peer_addr,
+                         key->peer_port);
 }
 
 /* Finds or, if 'may_create', creates the flow of 'seg', a segment toward
@@ -1505,13 +1523,10 @@ static uint32_t
 flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
          bool opening, bool may_create)
 {
-    const uint8_t *vm_addr = rx ? seg->dst : seg->src;
-    const uint8_t *peer_addr = rx ? seg->src : seg->dst;
-    uint16_t vm_port = rx ? seg->dport : seg->sport;
-    uint16_t peer_port = rx ? seg->sport : seg->dport;
-    uint32_t hash = seg_flow_hash(pac, seg, rx);
-    uint32_t idx = pac_flow_lookup(pac, vm_addr, vm_port, peer_addr,
-                                   peer_port, hash);
+    struct seg_key key = seg_key(seg, rx);
+    uint32_t hash = seg_flow_hash(pac, seg, &key);
+    uint32_t idx = pac_flow_lookup(pac, key.vm_addr, key.vm_port,
+                                   key.peer_addr, key.peer_port, hash);
     struct pac_flow *f;
 
     if (idx != PAC_NONE) {
@@ -1527,7 +1542,8 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
         return PAC_NONE;
     }
 
-    idx = pac_flow_insert(pac, vm_addr, vm_port, peer_addr, peer_port, hash);
+    idx = pac_flow_insert(pac, key.vm_addr, key.vm_port, key.peer_addr,
+                          key.peer_port, hash);
     if (idx == PAC_NONE) {
         uint32_t victim = pac_flow_pick_victim(pac);
 
@@ -1537,8 +1553,8 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
         }
         forget_flow(pac, victim);
         pac->stats.evictions++;
-        idx = pac_flow_insert(pac, vm_addr, vm_port, peer_addr, peer_port,
-                              hash);
+        idx = pac_flow_insert(pac, key.vm_addr, key.vm_port, key.peer_addr,
+                              key.peer_port, hash);
     }
     f = &pac->flows[idx];
     f->out_prev = f->out_next = PAC_NONE;
@@ -1972,7 +1988,9 @@ pac_prefetch(const struct pac *pac, struct pac_segment *const segs[],
     for (size_t i = 0; i < n; i++) {
         struct pac_segment *seg = segs[i];
 
-        seg->flow_hash = seg_flow_hash(pac, seg, rx);
+        struct seg_key key = seg_key(seg, rx);
+
+        seg->flow_hash = seg_flow_hash(pac, seg, &key);
         seg->hashed_by = pac;
         pac_flow_prefetch_bucket(pac, seg->flow_hash);
     }

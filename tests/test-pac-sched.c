@@ -514,9 +514,11 @@ test_max_hold_late_run(void)
     end_pac();
 }
 
-/* Requests use max_hold_trigger_us. */
-static void
-test_max_hold_trigger(void)
+/* The start of the max_hold_trigger_us tests: a 50 ms bound, flow 2's
+ * request (packet 0) passed, its window filling the threshold, and flow 0's
+ * request (packet 1) held.  NULL if any of that went otherwise. */
+static struct pac *
+trigger_pac(void)
 {
     struct pac_config cfg;
     struct pac *pac;
@@ -524,10 +526,21 @@ test_max_hold_trigger(void)
     sched_config(&cfg);
     cfg.max_hold_trigger_us = 50000;
     pac = make_pac(&cfg);
-    PAC_CHECK(pac);
+    if (!pac || request(pac, AT(0), 2, 1, 0) != PAC_PASS
+        || request(pac, AT(10), 0, 1, 1) != PAC_HELD) {
+        return NULL;
+    }
+    return pac;
+}
 
-    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
-    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
+/* Requests use max_hold_trigger_us. */
+static void
+test_max_hold_trigger(void)
+{
+    struct pac *pac;
+
+    pac = trigger_pac();
+    PAC_CHECK(pac);
     CHECK_PASS(tx(pac, AT(20), 1, 1, 0, ACK, 2));
     CHECK_HELD(tx(pac, AT(30), 1, 1461, 0, ACK, 3));
     PAC_CHECK(pac_next_wakeup(pac) == AT(20030));
@@ -585,18 +598,12 @@ test_max_hold_trigger_default(void)
 static void
 test_max_hold_trigger_moving_queue(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    sched_config(&cfg);
-    cfg.max_hold_trigger_us = 50000;
-    pac = make_pac(&cfg);
-    PAC_CHECK(pac);
-
     /* One window fills the threshold: one answer at a time. */
-    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
-    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
+    pac = trigger_pac();
+    PAC_CHECK(pac);
     CHECK_HELD(request(pac, AT(20), 1, 1, 2));
     CHECK_HELD(request(pac, AT(30), 3, 1, 3));
 
@@ -632,17 +639,11 @@ test_max_hold_trigger_moving_queue(void)
 static void
 test_max_hold_behind_request(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    sched_config(&cfg);
-    cfg.max_hold_trigger_us = 50000;
-    pac = make_pac(&cfg);
+    pac = trigger_pac();
     PAC_CHECK(pac);
-
-    CHECK_PASS(request(pac, AT(0), 2, 1, 0));
-    CHECK_HELD(request(pac, AT(10), 0, 1, 1));
     rx_data(pac, AT(15), 0, 1, 500);
     CHECK_HELD(tx(pac, AT(20), 0, 501, 0, ACK, 2));
     PAC_CHECK(pac_next_wakeup(pac) == AT(50010));

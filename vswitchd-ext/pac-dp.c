@@ -379,28 +379,41 @@ struct pac_dp_emit_ctx {
     size_t n_resolved;              /* Entries of 'out' known to be read. */
 };
 
-/* Fills in the out entries that pac_dp_emit() deferred and frees their
- * slots. */
+static void
+pac_dp_slot_free(struct pac_dp_instance *inst, struct pac_dp_slot *slot)
+    OVS_REQUIRES(inst->mutex)
+{
+    slot->next_free = inst->free_slots;
+    inst->free_slots = slot;
+}
+
+/* Fills out entry 'e' from the held packet in its slot, and frees the
+ * slot. */
+static void
+pac_dp_out_fill(struct pac_dp_instance *inst, struct pac_dp_out_entry *e)
+    OVS_REQUIRES(inst->mutex)
+{
+    struct pac_dp_slot *slot = e->slot;
+
+    e->packet = slot->packet;
+    e->actions = (const struct nlattr *) slot->actions->data;
+    e->actions_len = slot->actions->len;
+    e->ref = slot->actions;
+    e->ip_version = slot->ip_version;
+    e->slot = NULL;
+    pac_dp_slot_free(inst, slot);
+}
+
+/* Fills in the out entries that pac_dp_emit() deferred. */
 static void
 pac_dp_emit_finish(struct pac_dp_emit_ctx *ctx)
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
-    struct pac_dp_instance *inst = ctx->inst;
     struct pac_dp_out *out = ctx->out;
 
     for (size_t i = ctx->n_resolved; i < out->n; i++) {
-        struct pac_dp_out_entry *e = &out->entries[i];
-        struct pac_dp_slot *slot = e->slot;
-
-        if (slot) {
-            e->packet = slot->packet;
-            e->actions = (const struct nlattr *) slot->actions->data;
-            e->actions_len = slot->actions->len;
-            e->ref = slot->actions;
-            e->ip_version = slot->ip_version;
-            e->slot = NULL;
-            slot->next_free = inst->free_slots;
-            inst->free_slots = slot;
+        if (out->entries[i].slot) {
+            pac_dp_out_fill(ctx->inst, &out->entries[i]);
         }
     }
     ctx->n_resolved = out->n;
@@ -414,32 +427,25 @@ pac_dp_emit(void *ctx_, void *pkt, enum pac_emit emit)
     struct pac_dp_emit_ctx *ctx = ctx_;
     struct pac_dp_instance *inst = ctx->inst;
     struct pac_dp_slot *slot = pkt;
-    struct dp_packet *packet;
-    struct pac_dp_actions *actions;
 
-    if (ctx->defer && emit == PAC_EMIT_RELEASE) {
+    if (emit == PAC_EMIT_RELEASE) {
+        struct pac_dp_out_entry *e;
+
         COVERAGE_INC(pac_dp_released);
-        OVS_PREFETCH(slot);
         pac_dp_out_add(ctx->out, NULL, NULL, 0, NULL, 0);
-        ctx->out->entries[ctx->out->n - 1].slot = slot;
-        return;
-    }
-
-    packet = slot->packet;
-    actions = slot->actions;
-    slot->next_free = inst->free_slots;
-    inst->free_slots = slot;
-
-    if (emit == PAC_EMIT_DROP_STALE) {
+        e = &ctx->out->entries[ctx->out->n - 1];
+        e->slot = slot;
+        if (ctx->defer) {
+            OVS_PREFETCH(slot);
+        } else {
+            pac_dp_out_fill(inst, e);
+        }
+    } else {
         COVERAGE_INC(pac_dp_stale_drop);
-        dp_packet_delete(packet);
-        atomic_count_dec(&actions->refs);
-        return;
+        dp_packet_delete(slot->packet);
+        atomic_count_dec(&slot->actions->refs);
+        pac_dp_slot_free(inst, slot);
     }
-
-    COVERAGE_INC(pac_dp_released);
-    pac_dp_out_add(ctx->out, packet, (const struct nlattr *) actions->data,
-                   actions->len, actions, slot->ip_version);
 }
 
 static void
@@ -894,8 +900,7 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
             }
             slot->actions = held_actions;
         } else {
-            slot->next_free = inst->free_slots;
-            inst->free_slots = slot;
+            pac_dp_slot_free(inst, slot);
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
                            seg->ip_version);
         }
