@@ -34,6 +34,7 @@ struct cconn {
     enum cmode mode;
     bool dead;                  /* Failed; removed from epoll. */
     uint64_t seed, expect, got;
+    uint64_t t_rx;              /* When its answer's bytes last came. */
     uint8_t stats_buf[STATS_LEN];
 };
 
@@ -43,6 +44,8 @@ struct round_rec {
     bool ok;
     int64_t rtos;               /* Sender RTOs during the round; -1 unknown. */
     uint64_t retrans;           /* Sender retransmitted segments. */
+    int stalls;                 /* Answers that stalled (see 'stall_ns'). */
+    double max_gap_ms;          /* Longest wait within an answer. */
 };
 
 static struct {
@@ -54,6 +57,16 @@ static struct {
     uint32_t round;
     int pending;                /* Connections with bytes still to come. */
     uint64_t t_last;            /* Time the last byte of the phase arrived. */
+    /* A wait of at least this long between two reads of one answer, after
+     * its first byte, is a loss that a timer repaired: the sender's RTO,
+     * or a tail loss probe, which Linux delays by RTOmin when only one
+     * segment is unacknowledged and which no RTO counter sees.  Fast
+     * retransmits take a few RTTs; PAC holds a flow's ACKs for
+     * milliseconds (max-hold-us), and its requests only before the first
+     * byte.  0: not judged. */
+    uint64_t stall_ns;
+    int stalls;                 /* Stalled answers in the current phase. */
+    uint64_t max_gap_ns;        /* Longest such wait in the current phase. */
     int errors;
     uint8_t buf[RECV_BUF], want[RECV_BUF];
 } cli;
@@ -85,6 +98,26 @@ conn_fail(struct cconn *c, const char *fmt, ...)
     }
     c->dead = true;
     epoll_ctl(cli.ep, EPOLL_CTL_DEL, c->fd, NULL);
+}
+
+/* Notes that bytes of 'c''s answer arrived now, and how long it waited for
+ * them since the previous ones. */
+static void
+note_gap(struct cconn *c)
+{
+    uint64_t now = now_ns();
+
+    if (c->got && c->mode == C_DATA) {
+        uint64_t gap = now - c->t_rx;
+
+        if (gap > cli.max_gap_ns) {
+            cli.max_gap_ns = gap;
+        }
+        if (cli.stall_ns && gap >= cli.stall_ns) {
+            cli.stalls++;
+        }
+    }
+    c->t_rx = now;
 }
 
 static void
@@ -125,10 +158,11 @@ conn_readable(struct cconn *c)
     } else {
         memcpy(c->stats_buf + c->got, cli.buf, n);
     }
+    note_gap(c);
     c->got += n;
     if (c->got == c->expect) {
         cli.pending--;
-        cli.t_last = now_ns();
+        cli.t_last = c->t_rx;
     }
 }
 
@@ -330,7 +364,11 @@ client_usage(void)
             "usage: incast client --servers ADDR:PORT[,ADDR:PORT...]\n"
             "           --conns-per-server K --rounds R\n"
             "           (--bytes-per-sender B | --total-bytes T)\n"
-            "           [--cc NAME] [--timeout-ms MS] [--json FILE]\n");
+            "           [--cc NAME] [--timeout-ms MS] [--stall-ms MS]\n"
+            "           [--json FILE]\n"
+            "A round times out if a sender's RTO fired or an answer waited\n"
+            "--stall-ms (default 180: 0.9 x Linux's RTOmin; 0: RTOs only)\n"
+            "between two of its bytes.\n");
 }
 
 int
@@ -344,6 +382,7 @@ client_main(int argc, char *argv[])
         { "total-bytes", required_argument, NULL, 't' },
         { "cc", required_argument, NULL, 'c' },
         { "timeout-ms", required_argument, NULL, 'T' },
+        { "stall-ms", required_argument, NULL, 'S' },
         { "json", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -351,12 +390,13 @@ client_main(int argc, char *argv[])
     char *servers = NULL, *save, *tok;
     const char *cc = NULL, *json = NULL;
     long long k = 0, rounds = 0, per = -1, total = -1, timeout_ms = 10000;
+    long long stall_ms = 180;
     struct incast_stats *st_prev, *st_cur;
     struct round_rec *recs;
     double *sorted, sum_s = 0;
     uint64_t total_bytes = 0, ok_bytes = 0, total_retrans = 0;
     int64_t total_rtos = 0;
-    int timeout_rounds = 0, n_ok = 0, r_done = 0;
+    int timeout_rounds = 0, stall_rounds = 0, n_ok = 0, r_done = 0;
     bool rto_known = true;
     int opt, i, s;
 
@@ -369,6 +409,7 @@ client_main(int argc, char *argv[])
         case 't': total = atoll(optarg); break;
         case 'c': cc = optarg; break;
         case 'T': timeout_ms = atoll(optarg); break;
+        case 'S': stall_ms = atoll(optarg); break;
         case 'j': json = optarg; break;
         default:
             client_usage();
@@ -377,10 +418,13 @@ client_main(int argc, char *argv[])
     }
     if (!servers || k <= 0 || rounds <= 0 || optind != argc
         || (per < 0) == (total < 0) || per > UINT32_MAX
-        || timeout_ms <= 0 || timeout_ms > 3600000) {
+        || timeout_ms <= 0 || timeout_ms > 3600000
+        || stall_ms < 0 || stall_ms > 3600000) {
         client_usage();
         return 2;
     }
+
+    cli.stall_ns = (uint64_t) stall_ms * 1000000;
 
     /* Resolve every server before connecting anything. */
     struct sockaddr_storage *addrs = NULL;
@@ -443,6 +487,8 @@ client_main(int argc, char *argv[])
         /* Barrier: every request leaves back to back, and only after the
          * previous round completed everywhere. */
         cli.t_last = t0 = now_ns();
+        cli.stalls = 0;
+        cli.max_gap_ns = 0;
         for (i = 0; i < cli.n_conns; i++) {
             struct cconn *c = &cli.conns[i];
             uint64_t n = per >= 0 ? (uint64_t) per
@@ -461,6 +507,8 @@ client_main(int argc, char *argv[])
             bytes += cli.conns[i].mode == C_DATA ? cli.conns[i].got : 0;
         }
         rec->bytes = bytes;
+        rec->stalls = cli.stalls;
+        rec->max_gap_ms = cli.max_gap_ns / 1e6;
         total_bytes += bytes;
         r_done++;
 
@@ -470,14 +518,16 @@ client_main(int argc, char *argv[])
             memcpy(st_prev, st_cur, cli.n_servers * sizeof *st_cur);
             total_rtos += rec->rtos;
             total_retrans += rec->retrans;
-            timeout_rounds += rec->rtos > 0;
         } else {
             rto_known = false;
         }
+        timeout_rounds += rec->rtos > 0 || rec->stalls > 0;
+        stall_rounds += rec->stalls > 0;
         fprintf(stderr, "round=%" PRIu32 " rct_ms=%.3f bytes=%" PRIu64
                 " ok=%d sender_rtos=%" PRId64 " sender_retrans=%" PRIu64
-                "\n", cli.round, rec->rct_ms, rec->bytes, rec->ok,
-                rec->rtos, rec->retrans);
+                " stalls=%d max_gap_ms=%.1f\n", cli.round, rec->rct_ms,
+                rec->bytes, rec->ok, rec->rtos, rec->retrans, rec->stalls,
+                rec->max_gap_ms);
         if (!rec->ok) {
             /* Connection state is unknown after a failure: stop here. */
             break;
@@ -511,18 +561,22 @@ client_main(int argc, char *argv[])
                 fprintf(f, "    {\"round\": %d, \"rct_ms\": %.3f, "
                         "\"bytes\": %" PRIu64 ", \"ok\": %s, "
                         "\"sender_rtos\": %" PRId64 ", "
-                        "\"sender_retrans\": %" PRIu64 "}%s\n",
+                        "\"sender_retrans\": %" PRIu64 ", "
+                        "\"stalls\": %d, \"max_gap_ms\": %.3f}%s\n",
                         i + 1, recs[i].rct_ms, recs[i].bytes,
                         recs[i].ok ? "true" : "false", recs[i].rtos,
-                        recs[i].retrans, i + 1 < r_done ? "," : "");
+                        recs[i].retrans, recs[i].stalls, recs[i].max_gap_ms,
+                        i + 1 < r_done ? "," : "");
             }
             fprintf(f, "  ],\n  \"summary\": {\"rounds\": %d, "
                     "\"goodput_mbps\": %.1f, \"rct_p50_ms\": %.3f, "
                     "\"rct_p99_ms\": %.3f, \"bytes\": %" PRIu64 ", "
                     "\"errors\": %d, \"timeout_rounds\": %d, "
+                    "\"stall_rounds\": %d, "
                     "\"sender_rtos\": %" PRId64 ", \"sender_retrans\": %"
                     PRIu64 "}\n}\n", r_done, goodput, p50, p99, total_bytes,
-                    cli.errors, timeout_rounds, total_rtos, total_retrans);
+                    cli.errors, timeout_rounds, stall_rounds, total_rtos,
+                    total_retrans);
             if (fclose(f)) {
                 fprintf(stderr, "incast: %s: %s\n", json, strerror(errno));
                 cli.errors++;
@@ -530,9 +584,9 @@ client_main(int argc, char *argv[])
         }
     }
 
-    printf("RTO timeout_rounds=%d sender_rtos=%" PRId64 " sender_retrans=%"
-           PRIu64 "%s\n", timeout_rounds, total_rtos, total_retrans,
-           rto_known ? "" : " incomplete=1");
+    printf("RTO timeout_rounds=%d stall_rounds=%d sender_rtos=%" PRId64
+           " sender_retrans=%" PRIu64 "%s\n", timeout_rounds, stall_rounds,
+           total_rtos, total_retrans, rto_known ? "" : " incomplete=1");
     printf("RESULT senders=%d rounds=%d goodput_mbps=%.1f rct_p50_ms=%.3f "
            "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d\n", cli.n_conns,
            r_done, goodput, p50, p99, total_bytes, cli.errors);

@@ -131,11 +131,27 @@ class RunResult:
     client_exit: int = 0
     round_rct_ms: list = field(default_factory=list)
     round_rtos: list = field(default_factory=list)  # Sender RTOs per round.
+    # Answers per round that waited about an RTOmin mid-way (the incast
+    # client's --stall-ms): a loss a timer repaired, counted by no RTO
+    # counter when it was a tail loss probe.
+    round_stalls: list = field(default_factory=list)
+    stall_rounds: int = 0
+
+    def round_timed_out(self) -> list:
+        """Per round: whether a sender's RTO fired or an answer stalled
+        (what timeout_rounds counts)."""
+        stalls = self.round_stalls or [0] * len(self.round_rtos)
+        return [r > 0 or s > 0 for r, s in zip(self.round_rtos, stalls)]
 
     def warm_timeout_rounds(self) -> int:
         """Timeout rounds after the first.  The first round after the
         connections are set up meets cold peers (slow start, windows PAC
         has not seen yet), where PAC is weakest; see docs/benchmarks.md."""
+        return sum(self.round_timed_out()[1:])
+
+    def warm_rto_rounds(self) -> int:
+        """Rounds after the first in which a sender's RTO fired (stalls
+        by a delayed tail loss probe not counted)."""
         return sum(1 for n in self.round_rtos[1:] if n > 0)
 
     def result_line(self) -> str:
@@ -149,6 +165,7 @@ class RunResult:
         row.pop("pac")
         row.pop("round_rct_ms")
         row.pop("round_rtos")
+        row.pop("round_stalls")
         for k in ("tx_held", "released_fit", "released_max_hold",
                   "stale_drops"):
             row[f"pac_{k}"] = self.pac.get(f"pac_{k}", "")
@@ -365,7 +382,7 @@ class Testbed:
         cmd = [str(INCAST), "client", "--servers", servers,
                "--conns-per-server", str(per_host),
                "--rounds", str(wl.rounds), "--timeout-ms", str(timeout_ms),
-               "--json", str(jfile)]
+               "--stall-ms", str(self.stall_ms()), "--json", str(jfile)]
         if wl.bytes_per_sender:
             cmd += ["--bytes-per-sender", str(wl.bytes_per_sender)]
         else:
@@ -395,6 +412,12 @@ class Testbed:
                 self.pac_off()
         return self._result(mode, wl, p, jfile, drops, pac, rtts)
 
+    def stall_ms(self) -> int:
+        """The wait within an answer that the incast client counts as a
+        timeout: 0.9 x the senders' RTOmin, as their RTO and their delayed
+        tail loss probe both wait at least RTOmin."""
+        return max(1, self.cfg.rto_min_ms * 9 // 10)
+
     def _hosts_for(self, senders: int) -> int:
         """The most sender hosts (up to cfg.hosts) that divide 'senders'
         evenly, so every host carries the same number of connections."""
@@ -414,11 +437,12 @@ class Testbed:
         if "goodput_mbps" not in res:
             raise RuntimeError(f"incast client failed (exit {p.returncode})"
                                f": {p.stderr.strip()[-2000:]}")
-        rcts, rtos = [], []
+        rcts, rtos, stalls = [], [], []
         try:
             rounds = json.loads(jfile.read_text())["rounds"]
             rcts = [r["rct_ms"] for r in rounds if r.get("ok")]
             rtos = [r.get("sender_rtos", -1) for r in rounds]
+            stalls = [r.get("stalls", 0) for r in rounds]
         except (OSError, ValueError, KeyError):
             pass
         return RunResult(
@@ -436,7 +460,8 @@ class Testbed:
             rtt_p99_us=percentile(rtts, 99) if rtts else None,
             max_held=pac.get("pac_max_held_seen") if pac else None,
             pac=pac, bottleneck_drops=drops, client_exit=p.returncode,
-            round_rct_ms=rcts, round_rtos=rtos)
+            round_rct_ms=rcts, round_rtos=rtos, round_stalls=stalls,
+            stall_rounds=int(rto.get("stall_rounds", 0)))
 
     # -- tear-down -----------------------------------------------------------
 

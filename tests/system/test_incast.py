@@ -76,7 +76,14 @@ def test_plain_ovs_times_out_pac_does_not(bed: Testbed) -> None:
     # sender time out in about 1 run of 5 -- a known limit, reported in
     # docs/benchmarks.md, not hidden: timeout_rounds still counts it.
     assert len(pac.round_rtos) == ROUNDS, pac
-    assert pac.warm_timeout_rounds() == 0, pac
+    assert pac.warm_rto_rounds() == 0, pac
+    # A lost last segment of an answer is repaired by a tail loss probe
+    # that Linux delays by RTOmin: as long a wait, but no sender RTO.  The
+    # client counts such stalls in timeout_rounds since 2026-11-24, and PAC
+    # still has some here (one warm round in 3 of 10 runs: the open part of
+    # issue 4, docs/benchmarks.md), so only fewer than plain OVS is
+    # asserted of them.
+    assert pac.warm_timeout_rounds() < off.warm_timeout_rounds(), (pac, off)
     assert pac.goodput_mbps >= 0.7 * RATE_MBIT, pac
     # PAC did the work: it held segments and let every one of them go.
     assert pac.pac["pac_tx_held"] > 0
