@@ -140,8 +140,8 @@ class RunResult:
     def round_timed_out(self) -> list:
         """Per round: whether a sender's RTO fired or an answer stalled
         (what timeout_rounds counts)."""
-        stalls = self.round_stalls or [0] * len(self.round_rtos)
-        return [r > 0 or s > 0 for r, s in zip(self.round_rtos, stalls)]
+        return [r > 0 or s > 0
+                for r, s in zip(self.round_rtos, self.round_stalls)]
 
     def warm_timeout_rounds(self) -> int:
         """Timeout rounds after the first.  The first round after the
