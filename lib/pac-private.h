@@ -114,14 +114,21 @@ struct pac_flow {
     uint8_t window_epoch;       /* pac->epoch when a window was counted. */
 };
 
-/* What clamp_window needs of a flow, kept apart like pac_rr_node (a
- * flow fills its two cache lines): pac->flow_wnd[i] belongs to
- * pac->flows[i]. */
+/* What clamp_window, and the undoing of a wrong verdict that a peer had
+ * sent all, need of a flow, kept apart like pac_rr_node (a flow fills its
+ * two cache lines): pac->flow_wnd[i] belongs to pac->flows[i]. */
 struct pac_flow_wnd {
     uint32_t right_edge;        /* ACK + window of the receiver's last
                                  * segment sent, if PAC_W_EDGE. */
+    uint32_t prev_resp;         /* Size of the response before the
+                                 * flow's last_resp. */
+    uint32_t reclaimed_end;     /* budget_end when a verdict that the peer
+                                 * had sent all took its outstanding bytes,
+                                 * if PAC_W_RECLAIMED. */
     uint8_t bits;               /* PAC_W_*. */
     uint8_t vm_wscale;          /* Window scale option of the receiver. */
+    uint8_t dry_waits;          /* Dry times the peer's silence mid-answer
+                                 * has been given (reclaim_dry()). */
 };
 
 #define PAC_W_VM_SYN    0x01    /* Receiver's SYN or SYN-ACK seen... */
@@ -131,6 +138,8 @@ struct pac_flow_wnd {
 #define PAC_W_EDGE      0x10    /* 'right_edge' is valid. */
 #define PAC_W_LIMITED   0x20    /* The peer filled the window: its own
                                  * window is at least the receiver's. */
+#define PAC_W_RECLAIMED 0x40    /* 'reclaimed_end' is valid: no trigger
+                                 * went out since the verdict. */
 #define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
 
 /* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the

@@ -64,6 +64,11 @@
  * (it may think before answering). */
 #define PAC_PENDING_DRY_FACTOR 16
 
+/* A peer silent in the middle of an answer that PAC expects to go on
+ * (answer_unfinished()) is given this many more dry times before its
+ * window is reclaimed, unless PAC holds its ACKs (reclaim_dry()). */
+#define PAC_UNFINISHED_DRY_WAITS 3
+
 /* Frame bytes around a segment's payload: Ethernet 14, IPv4 20, TCP 20,
  * timestamps option 12. */
 #define PAC_WIRE_OVERHEAD 66
@@ -263,8 +268,22 @@ answer_size(const struct pac_flow *f, uint32_t ack)
             ? ack - f->resp_start : 0);
 }
 
+/* The size PAC expects of the answer that flow 'f' is in: the larger of
+ * the two before it, or 0 if unknown.  A connection may alternate small
+ * and large answers (the incast client reads each sender's counters
+ * between two rounds), and a large answer counted as small fills the
+ * switch buffer unseen, while a small one counted as large gives its
+ * budget back at its short last segment (is_short_segment()). */
+static uint32_t
+expected_answer(const struct pac *pac, const struct pac_flow *f)
+{
+    return MAX(f->last_resp, flow_wnd(pac, f)->prev_resp);
+}
+
 /* The data an idle peer is expected to send when asked by a window trigger
- * acknowledging 'ack': its window, but no more than its previous answer. */
+ * acknowledging 'ack': its window, but no more than the larger of its last
+ * two answers (see expected_answer(); the request has not yet made the one
+ * that ends at 'ack' last_resp). */
 static uint32_t
 window_estimate(const struct pac *pac, const struct pac_flow *f,
                 const struct pac_held *d)
@@ -276,9 +295,8 @@ window_estimate(const struct pac *pac, const struct pac_flow *f,
                   ? peer_cwnd_within(pac, f, UINT16_MAX) : peer_cwnd(pac, f));
     uint32_t answer = answer_size(f, ack);
 
-    if (!answer) {
-        answer = f->last_resp;
-    }
+    answer = (answer ? MAX(answer, f->last_resp)
+              : expected_answer(pac, f));
     return answer ? MIN(w, answer) : w;
 }
 
@@ -386,18 +404,34 @@ ack_frame_bytes(const struct pac_flow *f, const struct pac_held *d)
             || repeated_request(f, d) ? PAC_ACK_FRAME : 0);
 }
 
-/* Returns how much more the peer can send of its current answer if that is
- * as large as its previous one, or UINT32_MAX if that is unknown or the
- * answer has outgrown it.  The budget is what released triggers allowed. */
-static uint32_t
-response_room(const struct pac_flow *f)
+/* Whether the peer of flow 'f' has sent less of its current answer than
+ * PAC expects of it (expected_answer()).  PAC budgets answers of that size
+ * (response_room()), so a silence or a short segment before it is more
+ * likely a delay (its ACKs or its data waited for a queue or a CPU) or the
+ * edge of the receiver's window than the end of the answer. */
+static bool
+answer_unfinished(const struct pac *pac, const struct pac_flow *f)
 {
+    uint32_t expected = expected_answer(pac, f);
+
+    return ((f->flags & PAC_F_IN_RESP) && expected
+            && pac_seq_lt(f->rcv_nxt, f->resp_start + expected));
+}
+
+/* Returns how much more the peer can send of its current answer if that is
+ * as large as PAC expects (expected_answer()), or UINT32_MAX if that is
+ * unknown or the answer has outgrown it.  The budget is what released
+ * triggers allowed. */
+static uint32_t
+response_room(const struct pac *pac, const struct pac_flow *f)
+{
+    uint32_t expected = expected_answer(pac, f);
     uint32_t end, base;
 
-    if (!(f->flags & PAC_F_IN_RESP) || !f->last_resp) {
+    if (!(f->flags & PAC_F_IN_RESP) || !expected) {
         return UINT32_MAX;
     }
-    end = f->resp_start + f->last_resp;
+    end = f->resp_start + expected;
     if (pac_seq_gt(f->rcv_nxt, end)) {
         return UINT32_MAX;
     }
@@ -418,7 +452,7 @@ trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     uint32_t trigger = tcp_trigger_bytes(pac, f, d);
 
     if (d->kind != PAC_K_REQUEST) {
-        trigger = MIN(trigger, response_room(f));
+        trigger = MIN(trigger, response_room(pac, f));
     }
     return trigger + ack_frame_bytes(f, d);
 }
@@ -544,6 +578,13 @@ out_list_append(struct pac *pac, uint32_t idx)
     pac_update_busy(pac, idx);
 }
 
+/* Whether PAC holds ACKs of flow 'f' (its head is an ACK). */
+static bool
+holds_acks(const struct pac *pac, const struct pac_flow *f)
+{
+    return f->n_held && pac->held[f->held_head].kind == PAC_K_ACK;
+}
+
 /* A flow is busy while its peer is answering (it has outstanding bytes) or
  * waits for ACKs that PAC holds.  A flow whose head is a window trigger is
  * not busy: it waits to be started. */
@@ -552,7 +593,7 @@ pac_update_busy(struct pac *pac, uint32_t idx)
 {
     struct pac_flow *f = &pac->flows[idx];
     bool busy = ((f->flags & PAC_F_ON_OUT_LIST)
-                 || (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK));
+                 || holds_acks(pac, f));
 
     if (busy != !!(f->flags & PAC_F_BUSY)) {
         f->flags ^= PAC_F_BUSY;
@@ -664,6 +705,48 @@ reclaim_outstanding(struct pac *pac, uint32_t idx)
     }
 }
 
+/* Takes flow 'idx's outstanding bytes out of in_flight on a verdict that
+ * its peer has sent all it will: it went dry, or sent a short segment.
+ * Where they ended is kept, for restore_reclaimed(). */
+static void
+reclaim_on_verdict(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    struct pac_flow_wnd *w = flow_wnd(pac, f);
+
+    if (flow_outstanding(f)) {
+        w->reclaimed_end = f->budget_end;
+        w->bits |= PAC_W_RECLAIMED;
+    }
+    reclaim_outstanding(pac, idx);
+}
+
+/* A verdict that the peer of flow 'f' had sent all was wrong if it sends
+ * new data of the same answer before PAC gives it another trigger: the
+ * peer was only late (its ACKs, or its data, waited in a queue or for a
+ * CPU).  What the verdict took was then still coming: it counts again,
+ * less what arrived. */
+static void
+restore_reclaimed(struct pac *pac, struct pac_flow *f,
+                  const struct pac_segment *seg)
+{
+    struct pac_flow_wnd *w = flow_wnd(pac, f);
+
+    if (!(w->bits & PAC_W_RECLAIMED) || !seg->payload_len
+        || !(f->flags & PAC_F_RCV_BASE)
+        || !pac_seq_gt(seg->seq + seg->payload_len, f->rcv_nxt)) {
+        return;
+    }
+    w->bits &= ~PAC_W_RECLAIMED;
+    if (!pac_seq_gt(w->reclaimed_end, f->rcv_nxt)) {
+        return;
+    }
+    pac->in_flight += w->reclaimed_end - f->rcv_nxt;
+    f->budget_end = w->reclaimed_end;
+    f->flags |= PAC_F_BUDGET;
+    pac->stats.reclaims_undone++;
+}
+
 static void
 reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
@@ -683,9 +766,19 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
             out_list_append(pac, idx);
             continue;
         }
+        if (answer_unfinished(pac, f) && !holds_acks(pac, f)
+            && flow_wnd(pac, f)->dry_waits < PAC_UNFINISHED_DRY_WAITS) {
+            /* Not if PAC holds its ACKs: the peer may be waiting for
+             * them, and its budget be more than its window allows. */
+            flow_wnd(pac, f)->dry_waits++;
+            pac->stats.dry_waits++;
+            out_list_remove(pac, idx);
+            out_list_append(pac, idx);
+            continue;
+        }
         pac->stats.dry_reclaims++;
         pac->stats.dry_bytes += flow_outstanding(f);
-        reclaim_outstanding(pac, idx);
+        reclaim_on_verdict(pac, idx);
 
         /* If PAC holds none of its ACKs, the peer has every ACK and still
          * sends nothing: it is done, and ACKs it gets later trigger nothing.
@@ -694,10 +787,9 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
          * as usual, with their triggers, now that the flow owes nothing;
          * if the flow then stays silent again, it is done. */
         pac_rr_mark(pac, idx);
-        if (!f->n_held || pac->held[f->held_head].kind != PAC_K_ACK
-            || (f->flags & PAC_F_PROBED)) {
+        if (!holds_acks(pac, f) || (f->flags & PAC_F_PROBED)) {
             f->flags |= PAC_F_DRY;
-            while (f->n_held && pac->held[f->held_head].kind == PAC_K_ACK) {
+            while (holds_acks(pac, f)) {
                 release_head(pac, idx, PAC_REL_FIT, emit, aux);
             }
         } else {
@@ -742,6 +834,28 @@ at_right_edge(const struct pac *pac, const struct pac_flow *f, uint32_t end)
     const struct pac_flow_wnd *w = flow_wnd(pac, f);
 
     return (w->bits & PAC_W_EDGE) && end == w->right_edge;
+}
+
+/* Whether the peer of flow 'f', whose newest segment of 'len' bytes ended
+ * at rcv_nxt, has sent enough of its current answer to have filled the
+ * receiver's window, so that the segment may be short because it reached
+ * the window's edge (one of the edges the peer may still be using, which
+ * at_right_edge() does not all know).  Less than half the window, or the
+ * answer's first segment, cannot have: the short segment ends the answer
+ * (a small answer after a large one, whose size answer_unfinished()
+ * expects). */
+static bool
+may_fill_window(const struct pac *pac, const struct pac_flow *f,
+                uint32_t len)
+{
+    const struct pac_flow_wnd *w = flow_wnd(pac, f);
+    uint32_t sent = f->rcv_nxt - f->resp_start;
+
+    if ((w->bits & PAC_W_EDGE) && (f->flags & PAC_F_ACK_BASE)
+        && pac_seq_gt(w->right_edge, f->last_ack)) {
+        return sent >= (w->right_edge - f->last_ack) / 2;
+    }
+    return sent > len;
 }
 
 /* Notes that the peer of flow 'f' sent up to 'end' (new data): if that
@@ -837,6 +951,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
 
         f->budget_end = base + trigger;
         f->flags |= PAC_F_BUDGET;
+        flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
     } else {
         /* Nothing received on the flow yet, so no sequence number to
          * attach the trigger to. */
@@ -844,6 +959,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     }
     if (d->kind != PAC_K_ACK) {
         f->flags &= ~PAC_F_DRY;
+        flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
         pac->last_window_release = pac->now;
     }
     if (d->kind != PAC_K_ACK && !repeated) {
@@ -858,6 +974,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
             uint32_t answer = answer_size(f, d->ack);
 
             if (answer) {
+                flow_wnd(pac, f)->prev_resp = f->last_resp;
                 f->last_resp = answer;
             }
             f->resp_start = d->ack;
@@ -993,7 +1110,7 @@ ack_eligible(const struct pac *pac, const struct pac_flow *f,
                 || pac->n_busy < MAX(1, pac->threshold
                                         / (PAC_MIN_FLOW_WINDOW
                                            * (uint64_t) f->mss)));
-    } else if (!trigger || response_room(f) != UINT32_MAX) {
+    } else if (!trigger || response_room(pac, f) != UINT32_MAX) {
         /* Free, or capped by the size of the answer: an ACK of a peer that
          * has finished cannot count for anything then. */
         return true;
@@ -1016,7 +1133,7 @@ rr_update_keys(struct pac *pac, uint32_t idx)
     uint8_t bits = trigger ? 0 : PAC_RR_FREE;
 
     if (h->kind == PAC_K_ACK) {
-        if (response_room(f) != UINT32_MAX) {
+        if (response_room(pac, f) != UINT32_MAX) {
             bits |= PAC_RR_CAPPED | PAC_RR_ELIGIBLE;
         } else if (!trigger) {
             bits |= PAC_RR_ELIGIBLE;
@@ -1247,7 +1364,7 @@ schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
 
                 if ((!acks_only
                      || (h->kind == PAC_K_ACK
-                         && response_room(f) != UINT32_MAX))
+                         && response_room(pac, f) != UINT32_MAX))
                     && ack_eligible(pac, f, h, trigger_bytes(pac, f, h))) {
                     r = serve(pac, level, idx, emit, aux);
                     if (r != SERVE_SKIPPED) {
@@ -1713,7 +1830,13 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         }
     } else {
         struct pac_flow *f = &pac->flows[flow_idx];
-        uint32_t outstanding = flow_outstanding(f);
+        bool expecting = flow_outstanding(f) > 0;
+        uint32_t outstanding;
+
+        if (!syn) {
+            restore_reclaimed(pac, f, seg);
+        }
+        outstanding = flow_outstanding(f);
 
         pac_rr_mark(pac, flow_idx);
         f->last_seen = (uint32_t) now_us;
@@ -1758,12 +1881,13 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         credit_rx(pac, len, outstanding > flow_outstanding(f)
                             ? outstanding - flow_outstanding(f) : 0);
         if (len) {
-            if (newest && !outstanding && (f->flags & PAC_F_BUDGET)
+            if (newest && !expecting && (f->flags & PAC_F_BUDGET)
                 && (f->flags & PAC_F_IN_RESP)) {
                 note_late_data(pac);
             }
             pac->last_rx_data = pac->now;
             f->flags &= ~(PAC_F_DRY | PAC_F_PROBED);
+            flow_wnd(pac, f)->dry_waits = 0;
             out_list_update(pac, flow_idx, true);
             f->rx_bytes = (f->rx_bytes + len < f->rx_bytes
                            ? UINT32_MAX : f->rx_bytes + len);
@@ -1775,11 +1899,13 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             if (newest) {
                 note_window_fill(pac, f, f->rcv_nxt);
                 if (is_short_segment(f, len)
-                    && !at_right_edge(pac, f, f->rcv_nxt)) {
+                    && !at_right_edge(pac, f, f->rcv_nxt)
+                    && !(answer_unfinished(pac, f)
+                         && may_fill_window(pac, f, len))) {
                     /* The peer's answer is complete: what its triggers
                      * allowed beyond it will not come, and ACKs of it
                      * trigger nothing, until it sends again. */
-                    reclaim_outstanding(pac, flow_idx);
+                    reclaim_on_verdict(pac, flow_idx);
                     f->flags |= PAC_F_DRY;
                     pac->stats.answer_ends++;
                 }

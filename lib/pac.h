@@ -244,6 +244,13 @@ struct pac_stats {
     uint64_t late_data;             /* Data that came after PAC had
                                      * stopped expecting it (delivery
                                      * delays: see late_us). */
+    uint64_t dry_waits;             /* Dry times added to silences in the
+                                     * middle of an answer (one smaller
+                                     * than the previous). */
+    uint64_t reclaims_undone;       /* Verdicts that a peer had sent all
+                                     * (dry_reclaims, answer_ends) that
+                                     * its next data proved wrong: the
+                                     * reclaimed bytes counted again. */
     uint64_t windows_clamped;       /* Segments whose advertised window
                                      * PAC lowered (clamp_window). */
     uint64_t request_triggers;      /* Requests counted as a window. */

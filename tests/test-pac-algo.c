@@ -558,18 +558,79 @@ test_short_segment_ends_answer(void)
     CHECK_IN_FLIGHT(pac, other);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
 
-    /* The peer sends again (its application wrote more, unasked): ACKs of
-     * that data trigger again, as eq. (3) says. */
+    /* The peer sends again before any new request: the verdict was
+     * wrong (the short segment filled a window, or its application wrote
+     * more), so the rest of what its triggers allowed counts again, and
+     * ACKs of the new data trigger again, as eq. (3) says. */
     rx_data(pac, AT(120), 0, 5001 + 3 * MSS - 40, MSS);
+    CHECK_IN_FLIGHT(pac, other + IW - (4 * MSS - 40));
+    PAC_CHECK_EQ(get_stats(pac).reclaims_undone, 1);
     CHECK_PASS(tx(pac, AT(130), 0, 5001 + 4 * MSS - 40, 0, ACK, 4));
-    CHECK_IN_FLIGHT(pac, other + 2 * MSS);      /* Slow start: 2 x acked. */
+    CHECK_IN_FLIGHT(pac, other + IW - (4 * MSS - 40)
+                         + 2 * MSS);            /* Slow start: 2 x acked. */
 
     /* Without the peer's MSS, the same short segment is not judged. */
     open_client_flow(pac, AT(200), 2, 0);
     CHECK_PASS(tx(pac, AT(220), 2, 5001, 100, ACK, 5));
     rx_data(pac, AT(230), 2, 5001, 1000);
-    CHECK_IN_FLIGHT(pac, other + 2 * MSS + IW - 1000);
+    CHECK_IN_FLIGHT(pac, other + IW - (4 * MSS - 40) + 2 * MSS + IW - 1000);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
+/* A connection that alternates a large answer and a small one (the incast
+ * client reads each sender's counters between two rounds): PAC expects the
+ * larger of the last two.  A request after the small one counts a window
+ * as for the large one, not the small one's size; a short segment in the
+ * large answer after half a window is a window's edge, not the answer's
+ * end; the small answer's only segment still ends it. */
+static void
+test_answer_sizes_alternate(void)
+{
+    /* The window clamp: half the default threshold (96 000) in frames. */
+    const uint32_t clamp = 96000 / 2 / (MSS + WIRE_OVERHEAD) * MSS;
+    const uint32_t big = 40 * MSS + 100;
+    const uint32_t small = 56;
+    struct pac_config cfg;
+    uint32_t seq = 5001;
+    struct pac *pac;
+    uint64_t before;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    open_client_flow(pac, AT(0), 0, MSS);
+
+    /* The large answer, then the small one: each ends in its short
+     * segment. */
+    CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
+    for (int i = 0; i < 40; i++) {
+        rx_data(pac, AT(100 + i), 0, seq + i * MSS, MSS);
+    }
+    rx_data(pac, AT(150), 0, seq + 40 * MSS, 100);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+    seq += big;
+    CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
+    rx_data(pac, AT(300), 0, seq, small);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
+    seq += small;
+
+    /* The next request lets the peer send its window (the clamp), as
+     * large an answer would; it used to count 'small' bytes. */
+    before = in_flight(pac);
+    CHECK_PASS(tx(pac, AT(400), 0, seq, 100, ACK, 3));
+    CHECK_IN_FLIGHT(pac, before + small + clamp);
+
+    /* 16 full segments (more than half the window), then a short one: the
+     * peer met an edge of the window PAC no longer knows of. */
+    for (int i = 0; i < 16; i++) {
+        rx_data(pac, AT(500 + i), 0, seq + i * MSS, MSS);
+    }
+    rx_data(pac, AT(520), 0, seq + 16 * MSS, 500);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
+    CHECK_IN_FLIGHT(pac, before + small + clamp - (16 * MSS + 500));
 
     CHECK_N_EMITTED(0);
     end_pac();
@@ -1197,6 +1258,7 @@ main(void)
     PAC_RUN_TEST(test_request_learned_window);
     PAC_RUN_TEST(test_request_small_burst);
     PAC_RUN_TEST(test_short_segment_ends_answer);
+    PAC_RUN_TEST(test_answer_sizes_alternate);
     PAC_RUN_TEST(test_handshake_vm_server);
     PAC_RUN_TEST(test_request_window_pending);
     PAC_RUN_TEST(test_handshake_held_synack);

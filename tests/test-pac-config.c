@@ -259,7 +259,7 @@ test_memory_size(void)
 
     pac_config_init(&cfg);
     base = sizeof(struct pac);
-    /* Per flow: the entry, its window-clamp state, its ring index node and
+    /* Per flow: the entry, its flow_wnd[] state, its ring index node and
      * a dirty-list slot. */
     flow = sizeof(struct pac_flow) + sizeof(struct pac_flow_wnd)
            + sizeof(struct pac_rr_node) + sizeof(uint32_t);

@@ -479,11 +479,14 @@ test_late_data_lengthens_silence(void)
     PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
     CHECK_IN_FLIGHT(pac, 0);
 
-    /* The rest of the answer comes 2.4 ms after its first segment. */
-    rx_data(pac, AT(2500), 0, 1001, 1000);
+    /* The rest of the answer, all its trigger allowed, comes 2.4 ms after
+     * its first segment: the verdict was wrong. */
+    rx_data(pac, AT(2500), 0, 1001, IW - 1000);
     st = get_stats(pac);
     PAC_CHECK_EQ(st.late_data, 1);
     PAC_CHECK_EQ(st.late_us, 2400);
+    PAC_CHECK_EQ(st.reclaims_undone, 1);
+    CHECK_IN_FLIGHT(pac, 0);
 
     /* Another request: its silence now lasts up to 3 ms, not 1 ms. */
     CHECK_PASS(request(pac, AT(2600), 1, 1, 1));
@@ -498,7 +501,7 @@ test_late_data_lengthens_silence(void)
     PAC_CHECK_EQ(get_stats(pac).silence_resets, 1);
 
     /* Flow 0 sends again 9 ms after its last data: not a delivery delay. */
-    rx_data(pac, AT(11500), 0, 2001, 1000);
+    rx_data(pac, AT(11500), 0, 1 + IW, 1000);
     st = get_stats(pac);
     PAC_CHECK_EQ(st.late_data, 1);
     PAC_CHECK_EQ(st.late_us, 2400);
@@ -506,6 +509,66 @@ test_late_data_lengthens_silence(void)
     /* The flow scan, once a second, lets the allowance decay. */
     run(pac, AT(1000000));
     PAC_CHECK_EQ(get_stats(pac).late_us, 2100);
+    end_pac();
+}
+
+/* Runs PAC every 100 us from 'start' until 'n' dry reclaims (or for
+ * 100 ms), while unasked data of flow 1, one segment each time, keeps PAC
+ * from a silence reset; returns the time of the last run. */
+static uint64_t
+run_until_dry(struct pac *pac, uint64_t start, uint64_t n, uint32_t *bg_seq)
+{
+    uint64_t t;
+
+    for (t = start; get_stats(pac).dry_reclaims < n && t < start + 100000;
+         t += 100) {
+        rx_data(pac, AT(t), 1, *bg_seq, MSS);
+        *bg_seq += MSS;
+        run(pac, AT(t));
+    }
+    return t - 100;
+}
+
+/* A peer silent in the middle of an answer smaller so far than its
+ * previous one is more likely late than done: its outstanding bytes leave
+ * in_flight only after PAC_UNFINISHED_DRY_WAITS (3) more dry times than
+ * those of an answer of no expected size. */
+static void
+test_dry_waits_mid_answer(void)
+{
+    uint64_t first_spell, second_spell;
+    struct pac_config cfg;
+    uint32_t bg_seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.base_rtt_us = 50;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Flow 1's data first sets the peak rate, which the dry time
+     * depends on. */
+    run_until_dry(pac, 0, 1, &bg_seq);
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 0);
+
+    /* The first answer (2 000 bytes, no size expected) goes dry after one
+     * dry time. */
+    CHECK_PASS(request(pac, AT(100000), 0, 1, 0));
+    rx_data(pac, AT(100100), 0, 1, 2000);
+    first_spell = run_until_dry(pac, 100200, 1, &bg_seq) - 100100;
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
+    PAC_CHECK_EQ(get_stats(pac).dry_waits, 0);
+
+    /* The second stops after 1 000 of the 2 000 expected bytes: three dry
+     * times more, then the same verdict. */
+    CHECK_PASS(request(pac, AT(200000), 0, 2001, 1));
+    rx_data(pac, AT(200100), 0, 2001, 1000);
+    second_spell = run_until_dry(pac, 200200, 2, &bg_seq) - 200100;
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 2);
+    PAC_CHECK_EQ(get_stats(pac).dry_waits, 3);
+    /* Within the 100 us steps of the run. */
+    PAC_CHECK(second_spell >= 4 * first_spell - 400);
+    PAC_CHECK(second_spell <= 4 * first_spell + 400);
     end_pac();
 }
 
@@ -648,6 +711,7 @@ main(void)
     PAC_RUN_TEST(test_silence_reset_min);
     PAC_RUN_TEST(test_silence_reset_data);
     PAC_RUN_TEST(test_late_data_lengthens_silence);
+    PAC_RUN_TEST(test_dry_waits_mid_answer);
     PAC_RUN_TEST(test_silence_time_origin_zero);
     PAC_RUN_TEST(test_slow_start_inference);
     PAC_RUN_TEST(test_slow_start_inference_consecutive);

@@ -507,6 +507,8 @@ pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
     PUT("corrections", "pac_dry_reclaims", s->dry_reclaims);
     PUT("corrections", "pac_dry_bytes", s->dry_bytes);
     PUT("corrections", "pac_answer_ends", s->answer_ends);
+    PUT("corrections", "pac_dry_waits", s->dry_waits);
+    PUT("corrections", "pac_reclaims_undone", s->reclaims_undone);
     PUT("corrections", "pac_late_data", s->late_data);
     PUT("corrections", "pac_late_us", s->late_us);
     PUT("triggers", "pac_request_triggers", s->request_triggers);
