@@ -636,6 +636,61 @@ test_answer_sizes_alternate(void)
     end_pac();
 }
 
+/* A peer silent in the middle of an answer gets more dry times
+ * (test-pac-control.c, test_dry_waits_mid_answer), but not while PAC holds
+ * its ACKs: it may be waiting for them, and its budget may be more than its
+ * window allows.  Its verdict then comes after one dry time, and the held
+ * ACK goes out. */
+static void
+test_no_dry_waits_with_held_acks(void)
+{
+    const uint32_t big = 40 * MSS + 100;
+    struct pac_config cfg;
+    uint32_t seq = 5001;
+    struct pac *pac;
+    uint64_t t;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    open_client_flow(pac, AT(0), 0, MSS);
+
+    /* A large first answer, acknowledged: the next one is expected as
+     * large. */
+    CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
+    for (int i = 0; i < 40; i++) {
+        rx_data(pac, AT(100 + i), 0, seq + i * MSS, MSS);
+    }
+    rx_data(pac, AT(150), 0, seq + 40 * MSS, 100);
+    seq += big;
+    CHECK_PASS(tx(pac, AT(160), 0, seq, 0, ACK, 2));
+
+    /* The second answer stops after 16 segments, while four peers that
+     * were asked and have not answered fill the threshold: the ACK of the
+     * 16 segments does not fit. */
+    CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 3));
+    for (int i = 0; i < 16; i++) {
+        rx_data(pac, AT(300 + i), 0, seq + i * MSS, MSS);
+    }
+    for (int flow = 1; flow <= 4; flow++) {
+        open_client_flow(pac, AT(400 + flow), flow, MSS);
+        CHECK_PASS(tx(pac, AT(420 + flow), flow, 5001, 100, ACK, 3 + flow));
+    }
+    CHECK_HELD(tx(pac, AT(500), 0, seq + 16 * MSS, 0, ACK, 10));
+
+    /* The verdict comes some 600 us after the flow's last data (at 315).
+     * With three dry times more, the silence reset (no data from anyone
+     * for 1 ms) would come first, and no dry verdict at all. */
+    for (t = 600; !get_stats(pac).dry_reclaims && t <= 1500; t += 100) {
+        run(pac, AT(t));
+    }
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
+    PAC_CHECK_EQ(get_stats(pac).dry_waits, 0);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 10);
+    end_pac();
+}
+
 /* A burst smaller than IW does not lower the window below IW. */
 static void
 test_request_small_burst(void)
@@ -1259,6 +1314,7 @@ main(void)
     PAC_RUN_TEST(test_request_small_burst);
     PAC_RUN_TEST(test_short_segment_ends_answer);
     PAC_RUN_TEST(test_answer_sizes_alternate);
+    PAC_RUN_TEST(test_no_dry_waits_with_held_acks);
     PAC_RUN_TEST(test_handshake_vm_server);
     PAC_RUN_TEST(test_request_window_pending);
     PAC_RUN_TEST(test_handshake_held_synack);
