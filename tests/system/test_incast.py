@@ -80,11 +80,10 @@ def test_plain_ovs_times_out_pac_does_not(bed: Testbed) -> None:
     # A lost last segment of an answer is repaired by a tail loss probe
     # that Linux delays by RTOmin: as long a wait, but no sender RTO.  The
     # client counts such stalls in timeout_rounds since 2026-11-24.  PAC
-    # had a warm one here in 3 of 10 runs, and in none of 6 since its
+    # had a warm one here in 3 of 10 runs, and in none of 16 since its
     # verdicts and first windows improved (docs/benchmarks.md, 2026-11-24
-    # evening); six runs do not show the risk gone, and at 500 Mbit/s PAC
-    # still has stall rounds (the open part of issue 4), so only fewer
-    # than plain OVS is asserted of them.
+    # evening).  At 500 Mbit/s PAC still has stall rounds (the open part
+    # of issue 4), so only fewer than plain OVS is asserted of them.
     assert pac.warm_timeout_rounds() < off.warm_timeout_rounds(), (pac, off)
     assert pac.goodput_mbps >= 0.7 * RATE_MBIT, pac
     # PAC did the work: it held segments and let every one of them go.
