@@ -114,9 +114,10 @@ struct pac_flow {
     uint8_t window_epoch;       /* pac->epoch when a window was counted. */
 };
 
-/* What clamp_window, and the undoing of a wrong verdict that a peer had
- * sent all, need of a flow, kept apart like pac_rr_node (a flow fills its
- * two cache lines): pac->flow_wnd[i] belongs to pac->flows[i]. */
+/* Per-flow state kept apart like pac_rr_node (a flow fills its two cache
+ * lines): what clamp_window needs, the answer before last_resp, and the
+ * dry verdicts' (a reclaimed budget, waits).  pac->flow_wnd[i] belongs to
+ * pac->flows[i]. */
 struct pac_flow_wnd {
     uint32_t right_edge;        /* ACK + window of the receiver's last
                                  * segment sent, if PAC_W_EDGE. */

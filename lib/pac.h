@@ -245,8 +245,9 @@ struct pac_stats {
                                      * stopped expecting it (delivery
                                      * delays: see late_us). */
     uint64_t dry_waits;             /* Dry times added to silences in the
-                                     * middle of an answer (one smaller
-                                     * than the previous). */
+                                     * middle of an answer (less of it
+                                     * received than the larger of the
+                                     * flow's last two answers). */
     uint64_t reclaims_undone;       /* Verdicts that a peer had sent all
                                      * (dry_reclaims, answer_ends) that
                                      * its next data proved wrong: the

@@ -580,6 +580,29 @@ test_short_segment_ends_answer(void)
     end_pac();
 }
 
+/* 'n' full segments of flow 'flow' from 'seq' on, one per microsecond
+ * from 'start'.  Returns the sequence number after them. */
+static uint32_t
+rx_full_segments(struct pac *pac, uint64_t start, int flow, uint32_t seq,
+                 int n)
+{
+    for (int i = 0; i < n; i++) {
+        rx_data(pac, start + i, flow, seq + i * MSS, MSS);
+    }
+    return seq + n * MSS;
+}
+
+/* A large answer of flow 'flow' from 'seq' on: 40 full segments from
+ * 'start' and a 100-byte one 50 us after 'start', which ends it when the
+ * flow's MSS options are known.  Returns the sequence number after it. */
+static uint32_t
+rx_large_answer(struct pac *pac, uint64_t start, int flow, uint32_t seq)
+{
+    seq = rx_full_segments(pac, start, flow, seq, 40);
+    rx_data(pac, start + 50, flow, seq, 100);
+    return seq + 100;
+}
+
 /* A connection that alternates a large answer and a small one (the incast
  * client reads each sender's counters between two rounds): PAC expects the
  * larger of the last two.  A request after the small one counts a window
@@ -591,7 +614,6 @@ test_answer_sizes_alternate(void)
 {
     /* The window clamp: half the default threshold (96 000) in frames. */
     const uint32_t clamp = 96000 / 2 / (MSS + WIRE_OVERHEAD) * MSS;
-    const uint32_t big = 40 * MSS + 100;
     const uint32_t small = 56;
     struct pac_config cfg;
     uint32_t seq = 5001;
@@ -606,12 +628,8 @@ test_answer_sizes_alternate(void)
     /* The large answer, then the small one: each ends in its short
      * segment. */
     CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
-    for (int i = 0; i < 40; i++) {
-        rx_data(pac, AT(100 + i), 0, seq + i * MSS, MSS);
-    }
-    rx_data(pac, AT(150), 0, seq + 40 * MSS, 100);
+    seq = rx_large_answer(pac, AT(100), 0, seq);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
-    seq += big;
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
     rx_data(pac, AT(300), 0, seq, small);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
@@ -625,10 +643,8 @@ test_answer_sizes_alternate(void)
 
     /* 16 full segments (more than half the window), then a short one: the
      * peer met an edge of the window PAC no longer knows of. */
-    for (int i = 0; i < 16; i++) {
-        rx_data(pac, AT(500 + i), 0, seq + i * MSS, MSS);
-    }
-    rx_data(pac, AT(520), 0, seq + 16 * MSS, 500);
+    rx_data(pac, AT(520), 0, rx_full_segments(pac, AT(500), 0, seq, 16),
+            500);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
     CHECK_IN_FLIGHT(pac, before + small + clamp - (16 * MSS + 500));
 
@@ -644,7 +660,6 @@ test_answer_sizes_alternate(void)
 static void
 test_no_dry_waits_with_held_acks(void)
 {
-    const uint32_t big = 40 * MSS + 100;
     struct pac_config cfg;
     uint32_t seq = 5001;
     struct pac *pac;
@@ -658,20 +673,14 @@ test_no_dry_waits_with_held_acks(void)
     /* A large first answer, acknowledged: the next one is expected as
      * large. */
     CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
-    for (int i = 0; i < 40; i++) {
-        rx_data(pac, AT(100 + i), 0, seq + i * MSS, MSS);
-    }
-    rx_data(pac, AT(150), 0, seq + 40 * MSS, 100);
-    seq += big;
+    seq = rx_large_answer(pac, AT(100), 0, seq);
     CHECK_PASS(tx(pac, AT(160), 0, seq, 0, ACK, 2));
 
     /* The second answer stops after 16 segments, while four peers that
      * were asked and have not answered fill the threshold: the ACK of the
      * 16 segments does not fit. */
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 3));
-    for (int i = 0; i < 16; i++) {
-        rx_data(pac, AT(300 + i), 0, seq + i * MSS, MSS);
-    }
+    rx_full_segments(pac, AT(300), 0, seq, 16);
     for (int flow = 1; flow <= 4; flow++) {
         open_client_flow(pac, AT(400 + flow), flow, MSS);
         CHECK_PASS(tx(pac, AT(420 + flow), flow, 5001, 100, ACK, 3 + flow));
