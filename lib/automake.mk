@@ -7,6 +7,7 @@ lib_libpac_la_SOURCES = \
 	lib/pac.c \
 	lib/pac-config.c \
 	lib/pac-flow.c \
+	lib/pac-flow.h \
 	lib/pac-parse.c \
 	lib/pac-parse.h \
 	lib/pac-private.h \

@@ -65,6 +65,15 @@
 
 #define TCP_MAX_WSCALE 14
 
+/* The IPv4 and TCP parsers are inlined into both entry points, so that a
+ * segment costs one call, not three (bench/datapath --profile: parsing is
+ * on every packet in both directions). */
+#if defined(__GNUC__)
+#define PAC_PARSE_INLINE static inline __attribute__((always_inline))
+#else
+#define PAC_PARSE_INLINE static inline
+#endif
+
 /* Loads big-endian integers a byte at a time, so that no alignment is
  * assumed. */
 static uint16_t
@@ -161,7 +170,7 @@ parse_tcp_options(const uint8_t *opt, size_t len, struct pac_segment *seg)
 
 /* Parses the TCP header at 'tcp'.  'len' is the rest of the IP packet (TCP
  * header and payload), all of it inside the buffer. */
-static enum pac_parse_status
+PAC_PARSE_INLINE enum pac_parse_status
 parse_tcp(const uint8_t *tcp, size_t len, struct pac_segment *seg)
 {
     size_t hlen;
@@ -182,10 +191,12 @@ parse_tcp(const uint8_t *tcp, size_t len, struct pac_segment *seg)
     seg->window = get_be16(tcp + 14);
     seg->payload_len = (uint32_t) (len - hlen);
 
-    return parse_tcp_options(tcp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, seg);
+    return (hlen > TCP_HDR_LEN
+            ? parse_tcp_options(tcp + TCP_HDR_LEN, hlen - TCP_HDR_LEN, seg)
+            : PAC_PARSE_OK);
 }
 
-static enum pac_parse_status
+PAC_PARSE_INLINE enum pac_parse_status
 parse_ipv4(const uint8_t *ip, size_t len, struct pac_segment *seg)
 {
     size_t ihl, tot_len;

@@ -302,17 +302,9 @@ pac_seq_gt(uint32_t a, uint32_t b)
 /* pac.c. */
 void pac_update_busy(struct pac *, uint32_t flow_idx);
 
-/* pac-flow.c. */
+/* pac-flow.c; its per-packet lookups are inline in pac-flow.h. */
 bool pac_flow_table_init(struct pac *);
 void pac_flow_table_free(struct pac *);
-uint32_t pac_flow_hash(const struct pac *, const uint8_t vm_addr[16],
-                       uint16_t vm_port, const uint8_t peer_addr[16],
-                       uint16_t peer_port);
-uint32_t pac_flow_lookup(const struct pac *, const uint8_t vm_addr[16],
-                         uint16_t vm_port, const uint8_t peer_addr[16],
-                         uint16_t peer_port, uint32_t hash);
-void pac_flow_prefetch_bucket(const struct pac *, uint32_t hash);
-void pac_flow_prefetch_entry(const struct pac *, uint32_t hash);
 uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
                          uint16_t vm_port, const uint8_t peer_addr[16],
                          uint16_t peer_port, uint32_t hash);
@@ -334,12 +326,38 @@ uint32_t pac_rr_size(const struct pac *, int level);
 uint32_t pac_rr_rank(const struct pac *, uint32_t flow_idx);
 void pac_rr_insert(struct pac *, uint32_t flow_idx, uint32_t before);
 void pac_rr_remove(struct pac *, uint32_t flow_idx);
-void pac_rr_mark(struct pac *, uint32_t flow_idx);
 void pac_rr_set_keys(struct pac *, uint32_t flow_idx, uint8_t bits,
                      uint32_t out, uint32_t mss);
 uint32_t pac_rr_find(const struct pac *, int level, uint32_t start,
                      uint32_t skip, uint32_t n, const struct pac_rr_query *,
                      uint32_t *offsetp);
+
+/* Lists flow 'idx' on pac->rr_dirty, once. */
+static inline void
+pac_rr_mark_dirty(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    if (!(f->flags & PAC_F_RR_DIRTY)) {
+        f->flags |= PAC_F_RR_DIRTY;
+        pac->rr_dirty[pac->n_rr_dirty++] = idx;
+    }
+}
+
+/* Marks flow 'idx': its keys must be recomputed before the next search.
+ * Only a flow in an index has keys, so a flow that holds nothing or whose
+ * ring is walked is left alone (most packets, and all of them while PAC
+ * holds nothing); pac_rr_insert() marks a flow when it enters an index.
+ * Inline: pac_rx() and pac_tx() call it on every segment. */
+static inline void
+pac_rr_mark(struct pac *pac, uint32_t idx)
+{
+    const struct pac_flow *f = &pac->flows[idx];
+
+    if (f->n_held && pac->rr_indexed[f->level]) {
+        pac_rr_mark_dirty(pac, idx);
+    }
+}
 
 /* pac-queue.c. */
 bool pac_queue_init(struct pac *);

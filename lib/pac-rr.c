@@ -79,8 +79,6 @@ pull_up(struct pac *pac, uint32_t x)
     }
 }
 
-static void mark_dirty(struct pac *, uint32_t idx);
-
 /* Any fixed pseudo-random priority keeps the treap balanced: here, a hash
  * of the flow's index (murmur3's finalizer; a multiplicative hash alone is
  * too regular over consecutive indices). */
@@ -184,7 +182,7 @@ pac_rr_insert(struct pac *pac, uint32_t idx, uint32_t before)
             rotate_up(pac, level, idx);
         }
     }
-    mark_dirty(pac, idx);
+    pac_rr_mark_dirty(pac, idx);
 }
 
 /* Removes flow 'idx' from the treap of its level. */
@@ -248,31 +246,6 @@ pac_rr_trim(struct pac *pac)
             pac->rr_indexed[level] = false;
             pac->tr_root[level] = PAC_NONE;
         }
-    }
-}
-
-static void
-mark_dirty(struct pac *pac, uint32_t idx)
-{
-    struct pac_flow *f = &pac->flows[idx];
-
-    if (!(f->flags & PAC_F_RR_DIRTY)) {
-        f->flags |= PAC_F_RR_DIRTY;
-        pac->rr_dirty[pac->n_rr_dirty++] = idx;
-    }
-}
-
-/* Marks flow 'idx': its keys must be recomputed before the next search.
- * Only a flow in an index has keys, so a flow that holds nothing or whose
- * ring is walked is left alone (most packets, and all of them while PAC
- * holds nothing); pac_rr_insert() marks a flow when it enters an index. */
-void
-pac_rr_mark(struct pac *pac, uint32_t idx)
-{
-    const struct pac_flow *f = &pac->flows[idx];
-
-    if (f->n_held && pac->rr_indexed[f->level]) {
-        mark_dirty(pac, idx);
     }
 }
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pac-private.h"
+#include "pac-flow.h"
 
 #define MIN(A, B) ((A) < (B) ? (A) : (B))
 #define MAX(A, B) ((A) > (B) ? (A) : (B))
@@ -578,6 +579,31 @@ out_list_append(struct pac *pac, uint32_t idx)
     pac_update_busy(pac, idx);
 }
 
+/* Data arrived for flow 'idx', which stays on the list: it goes to the
+ * tail with a new clock.  Neither the list's count nor the flow's busy
+ * state changes, so unlike a removal and an append, this touches only the
+ * flow and its neighbours (on every data segment). */
+static void
+out_list_move_to_tail(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    f->last_data = (uint32_t) pac->now;
+    if (pac->out_tail == idx) {
+        return;
+    }
+    if (f->out_prev != PAC_NONE) {
+        pac->flows[f->out_prev].out_next = f->out_next;
+    } else {
+        pac->out_head = f->out_next;
+    }
+    pac->flows[f->out_next].out_prev = f->out_prev;
+    f->out_next = PAC_NONE;
+    f->out_prev = pac->out_tail;
+    pac->flows[pac->out_tail].out_next = idx;
+    pac->out_tail = idx;
+}
+
 /* Whether PAC holds ACKs of flow 'f' (its head is an ACK). */
 static bool
 holds_acks(const struct pac *pac, const struct pac_flow *f)
@@ -618,11 +644,10 @@ out_list_update(struct pac *pac, uint32_t idx, bool data)
         if (listed) {
             out_list_remove(pac, idx);
         }
-    } else if (data || !listed) {
-        if (listed) {
-            out_list_remove(pac, idx);
-        }
+    } else if (!listed) {
         out_list_append(pac, idx);
+    } else if (data) {
+        out_list_move_to_tail(pac, idx);
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include "pac.h"
 #include "pac-private.h"
+#include "pac-flow.h"
 
 #include "pac-test-seg.h"
 
