@@ -39,8 +39,9 @@ pac_flow_table_init(struct pac *pac)
     }
     pac->bucket_mask = n_buckets - 1;
     for (int i = 0; i < PAC_N_HASH_KEYS; i++) {
-        pac->hash_keys[i] = pac_mix64(pac->cfg.hash_seed
-                                  + (i + 1) * UINT64_C(0x9e3779b97f4a7c15));
+        uint64_t step = (i + 1) * UINT64_C(0x9e3779b97f4a7c15);
+
+        pac->hash_keys[i] = pac_mix64(pac->cfg.hash_seed + step);
     }
     for (uint32_t i = 0; i < n; i++) {
         pac->flows[i].hash_next = i + 1 < n ? i + 1 : PAC_NONE;

@@ -114,8 +114,8 @@ pac_addr_eq(const uint8_t a[16], const uint8_t b[16])
 
 static inline bool
 pac_flow_matches(const struct pac_flow *f, const uint8_t vm_addr[16],
-             uint16_t vm_port, const uint8_t peer_addr[16],
-             uint16_t peer_port)
+                 uint16_t vm_port, const uint8_t peer_addr[16],
+                 uint16_t peer_port)
 {
     return (f->vm_port == vm_port && f->peer_port == peer_port
             && pac_addr_eq(f->vm_addr, vm_addr)
