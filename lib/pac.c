@@ -123,6 +123,8 @@
 /* Shortest window over which bw_max, the peak receive rate, is measured. */
 #define PAC_RATE_WINDOW_US 1000
 
+static unsigned int vm_window_scale(const struct pac *,
+                                    const struct pac_flow *);
 static uint32_t tcp_trigger_bytes(const struct pac *,
                                   const struct pac_flow *,
                                   const struct pac_held *);
@@ -304,24 +306,40 @@ window_estimate(const struct pac *pac, const struct pac_flow *f,
 /* Growth of the peer's window when an ACK newly acknowledging 'delta' bytes
  * reaches it (Reno/CUBIC-like): in slow start as many bytes as acked (Linux
  * counts acked segments, so a stretch ACK grows cwnd by all of them), at
- * least one MSS; in congestion avoidance MSS * MSS / cwnd; with ECE none. */
+ * least one MSS; in congestion avoidance MSS * MSS / cwnd; with ECE none;
+ * for a window-limited peer no more than the receiver's window leaves
+ * room for. */
 static uint32_t
 cwnd_increment(const struct pac *pac, const struct pac_flow *f,
                const struct pac_held *d, uint32_t delta)
 {
-    /* The window model is an upper bound, so reaching the clamp says
-     * nothing of the peer's own window; only a peer seen to fill the
-     * receiver's window (PAC_W_LIMITED) sends no more than an ACK moves the
-     * window's right edge by. */
-    if (!delta || (d->flags & PAC_H_ECE)
-        || (flow_wnd(pac, f)->bits & PAC_W_LIMITED)) {
+    uint32_t inc;
+
+    if (!delta || (d->flags & PAC_H_ECE)) {
         return 0;
     } else if (f->flags & PAC_F_SLOW_START) {
-        return MAX(delta, f->mss);
+        inc = MAX(delta, f->mss);
     } else {
-        return (uint32_t) ((uint64_t) f->mss * f->mss
-                           / MAX(peer_cwnd(pac, f), f->mss));
+        inc = (uint32_t) ((uint64_t) f->mss * f->mss
+                          / MAX(peer_cwnd(pac, f), f->mss));
     }
+    /* The window model is an upper bound, so reaching the clamp says
+     * nothing of the peer's own window.  A peer seen to fill the receiver's
+     * window (PAC_W_LIMITED) sends up to the right edge that 'd' offers:
+     * the growth is what lies beyond the bytes already allowed, 'delta'
+     * included.  The edge moves by more than 'delta' when the receiver's
+     * application has read and its window opened; counting 'delta' alone
+     * left the data beyond it unbudgeted (docs/libpac.md). */
+    if (flow_wnd(pac, f)->bits & PAC_W_LIMITED) {
+        uint32_t edge = d->ack + ((uint32_t) d->window
+                                  << vm_window_scale(pac, f));
+        uint32_t allowed = ((f->flags & PAC_F_BUDGET)
+                            && pac_seq_gt(f->budget_end, f->rcv_nxt)
+                            ? f->budget_end : f->rcv_nxt) + delta;
+
+        inc = pac_seq_gt(edge, allowed) ? MIN(inc, edge - allowed) : 0;
+    }
+    return inc;
 }
 
 /* Notes the MSS option 'mss' of a handshake segment from 'from'

@@ -678,14 +678,18 @@ test_no_dry_waits_with_held_acks(void)
 
     /* The second answer stops after 16 segments, while four peers that
      * were asked and have not answered fill the threshold: the ACK of the
-     * 16 segments does not fit. */
+     * 16 segments does not fit.  (It carries ECE, so that its trigger is
+     * the 16 segments whatever the peer's window: without ECE, a window
+     * with room counts slow-start growth too, and the ACK would still not
+     * fit after the verdict.) */
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 3));
     rx_full_segments(pac, AT(300), 0, seq, 16);
     for (int flow = 1; flow <= 4; flow++) {
         open_client_flow(pac, AT(400 + flow), flow, MSS);
         CHECK_PASS(tx(pac, AT(420 + flow), flow, 5001, 100, ACK, 3 + flow));
     }
-    CHECK_HELD(tx(pac, AT(500), 0, seq + 16 * MSS, 0, ACK, 10));
+    CHECK_HELD(tx(pac, AT(500), 0, seq + 16 * MSS, 0, ACK | PAC_TCP_ECE,
+                  10));
 
     /* The verdict comes some 600 us after the flow's last data (at 315).
      * With three dry times more, the silence reset (no data from anyone
@@ -1238,8 +1242,8 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
  * of its scale (2^7, rounded up), only
  * once the handshake showed the scale; a request's window counts no more
  * than that; a peer that filled the window is window-limited (its ACKs
- * count no growth), and its short segment at the window's edge does not
- * end its answer. */
+ * count growth only up to the window's right edge), and its short segment
+ * at the window's edge does not end its answer. */
 static void
 test_window_clamp(void)
 {
@@ -1292,6 +1296,26 @@ test_window_clamp(void)
     before = get_stats(pac).in_flight;
     clamp_ack(pac, AT(210), 0, 6001, 0, 500, 71, 2);
     PAC_CHECK_EQ(get_stats(pac).in_flight - before, 1000);
+    end_pac();
+
+    /* Window-limited, and the window grows: the receiver's application
+     * reads, and the ACK of a window of 40 units (5 120 bytes, all sent:
+     * five segments and a short one at its edge) offers 71.  The peer may
+     * send up to the new right edge, 10121 + 71 * 128 = 19209: the flow's
+     * budget reaches it (in_flight 9 088, the window), where counting only
+     * the 5 120 acknowledged bytes left it 36 short (9 052). */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 40, 40, 1);
+    PAC_CHECK_EQ(get_stats(pac).in_flight, 9000 + 52);
+    for (uint32_t seq = 5001; seq < 10001; seq += 1000) {
+        rx_data(pac, AT(200), 0, seq, 1000);
+    }
+    rx_data(pac, AT(200), 0, 10001, 120);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+    clamp_ack(pac, AT(210), 0, 10121, 0, 71, 71, 2);
+    PAC_CHECK_EQ(get_stats(pac).in_flight, 71 * 128);
     end_pac();
 
     /* Off: the window stays, the request counts the 30-segment window. */
