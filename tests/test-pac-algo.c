@@ -1236,6 +1236,29 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
     PAC_CHECK_EQ(s.window_clamped, expect != window);
 }
 
+/* On a new instance of test_window_clamp()'s configuration (the clamp 71
+ * units): flow 0 sends a request with raw window 'window' (leaving as
+ * 'expect'), and its peer answers with the whole window: 1000-byte segments and a
+ * short one that ends at the right edge.  The request counts the clamped
+ * window (9000 bytes, plus the frame of the short last segment it ends in,
+ * 66 * (1460 - 240) / 1526 = 52), not the 30-segment initial window, and
+ * the short segment fills the window: it does not end the answer. */
+static void
+clamped_answer(struct pac *pac, uint16_t window, uint16_t expect)
+{
+    uint32_t end = 5001 + expect * 128u;
+    uint32_t seq;
+
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 100, window, expect, 1);
+    PAC_CHECK_EQ(get_stats(pac).in_flight, 9000 + 52);
+    for (seq = 5001; seq + 1000 < end; seq += 1000) {
+        rx_data(pac, AT(200), 0, seq, 1000);
+    }
+    rx_data(pac, AT(200), 0, seq, end - seq);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+}
+
 /* clamp_window: the receiver's window is lowered to as many whole segments
  * as half the threshold holds frames of (20000 / 2 / 1066: 9 x 1000
  * bytes), in units
@@ -1273,23 +1296,11 @@ test_window_clamp(void)
     PAC_CHECK_EQ(get_stats(pac).windows_clamped, 2);
     end_pac();
 
-    /* A request counts the clamped window (9000 bytes, plus the frame of the
-     * short last segment it ends in, 66 * (1460 - 240) / 1526 = 52), not
-     * the 30-segment initial window. */
+    /* The peer sends nine full segments and 88 bytes more: its answer stops
+     * at the window's right edge, 5001 + 71 * 128 = 14089. */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    clamp_handshake(pac, 0, 7, 7, 0);
-    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 71, 1);
-    PAC_CHECK_EQ(get_stats(pac).in_flight, 9000 + 52);
-
-    /* The peer sends nine full segments and 88 bytes more: its answer stops
-     * at the window's right edge, 5001 + 71 * 128 = 14089, so the short
-     * segment fills the window and does not end the answer. */
-    for (uint32_t seq = 5001; seq < 14001; seq += 1000) {
-        rx_data(pac, AT(200), 0, seq, 1000);
-    }
-    rx_data(pac, AT(200), 0, 14001, 88);
-    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+    clamped_answer(pac, 500, 71);
 
     /* Window-limited: an ACK of 1000 bytes lets the peer send 1000 bytes,
      * not 2000 as in slow start (test_ack_trigger_slow_start). */
@@ -1306,14 +1317,7 @@ test_window_clamp(void)
      * the 5 120 acknowledged bytes left it 36 short (9 052). */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    clamp_handshake(pac, 0, 7, 7, 0);
-    clamp_ack(pac, AT(110), 0, 5001, 100, 40, 40, 1);
-    PAC_CHECK_EQ(get_stats(pac).in_flight, 9000 + 52);
-    for (uint32_t seq = 5001; seq < 10001; seq += 1000) {
-        rx_data(pac, AT(200), 0, seq, 1000);
-    }
-    rx_data(pac, AT(200), 0, 10001, 120);
-    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+    clamped_answer(pac, 40, 40);
     clamp_ack(pac, AT(210), 0, 10121, 0, 71, 71, 2);
     PAC_CHECK_EQ(get_stats(pac).in_flight, 71 * 128);
     end_pac();
