@@ -303,6 +303,16 @@ window_estimate(const struct pac *pac, const struct pac_flow *f,
     return answer ? MIN(w, answer) : w;
 }
 
+/* Where the data that the peer of flow 'f' may have sent ends: the end of
+ * its budget (what released triggers allowed), or what has arrived if
+ * that is further or there is no budget. */
+static uint32_t
+allowed_end(const struct pac_flow *f)
+{
+    return ((f->flags & PAC_F_BUDGET) && pac_seq_gt(f->budget_end, f->rcv_nxt)
+            ? f->budget_end : f->rcv_nxt);
+}
+
 /* Growth of the peer's window when an ACK newly acknowledging 'delta' bytes
  * reaches it (Reno/CUBIC-like): in slow start as many bytes as acked (Linux
  * counts acked segments, so a stretch ACK grows cwnd by all of them), at
@@ -333,9 +343,7 @@ cwnd_increment(const struct pac *pac, const struct pac_flow *f,
     if (flow_wnd(pac, f)->bits & PAC_W_LIMITED) {
         uint32_t edge = d->ack + ((uint32_t) d->window
                                   << vm_window_scale(pac, f));
-        uint32_t allowed = ((f->flags & PAC_F_BUDGET)
-                            && pac_seq_gt(f->budget_end, f->rcv_nxt)
-                            ? f->budget_end : f->rcv_nxt) + delta;
+        uint32_t allowed = allowed_end(f) + delta;
 
         inc = pac_seq_gt(edge, allowed) ? MIN(inc, edge - allowed) : 0;
     }
@@ -454,8 +462,7 @@ response_room(const struct pac *pac, const struct pac_flow *f)
     if (pac_seq_gt(f->rcv_nxt, end)) {
         return UINT32_MAX;
     }
-    base = ((f->flags & PAC_F_BUDGET) && pac_seq_gt(f->budget_end, f->rcv_nxt)
-            ? f->budget_end : f->rcv_nxt);
+    base = allowed_end(f);
     return pac_seq_gt(end, base) ? end - base : 0;
 }
 
@@ -597,10 +604,11 @@ out_list_append(struct pac *pac, uint32_t idx)
     pac_update_busy(pac, idx);
 }
 
-/* Data arrived for flow 'idx', which stays on the list: it goes to the
- * tail with a new clock.  Neither the list's count nor the flow's busy
- * state changes, so unlike a removal and an append, this touches only the
- * flow and its neighbours (on every data segment). */
+/* Restarts the clock of flow 'idx', which stays on the list: it goes to
+ * the tail (data arrived, or reclaim_dry() gives it more time).  Neither
+ * the list's count nor the flow's busy state changes, so unlike a removal
+ * and an append, this touches only the flow and its neighbours (on every
+ * data segment). */
 static void
 out_list_move_to_tail(struct pac *pac, uint32_t idx)
 {
@@ -805,8 +813,7 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
                < PAC_PENDING_DRY_FACTOR * limit) {
             /* Asked, but not answered yet: the peer may take its time to
              * think (iv_start is when it was asked: see account_send()). */
-            out_list_remove(pac, idx);
-            out_list_append(pac, idx);
+            out_list_move_to_tail(pac, idx);
             continue;
         }
         if (answer_unfinished(pac, f) && !holds_acks(pac, f)
@@ -815,8 +822,7 @@ reclaim_dry(struct pac *pac, pac_emit_cb *emit, void *aux)
              * them, and its budget be more than its window allows. */
             flow_wnd(pac, f)->dry_waits++;
             pac->stats.dry_waits++;
-            out_list_remove(pac, idx);
-            out_list_append(pac, idx);
+            out_list_move_to_tail(pac, idx);
             continue;
         }
         pac->stats.dry_reclaims++;
@@ -988,11 +994,7 @@ account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         f->last_ack = d->ack;
     }
     if (trigger && (f->flags & PAC_F_RCV_BASE)) {
-        uint32_t base = ((f->flags & PAC_F_BUDGET)
-                         && pac_seq_gt(f->budget_end, f->rcv_nxt)
-                         ? f->budget_end : f->rcv_nxt);
-
-        f->budget_end = base + trigger;
+        f->budget_end = allowed_end(f) + trigger;
         f->flags |= PAC_F_BUDGET;
         flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
     } else {
