@@ -603,6 +603,18 @@ rx_large_answer(struct pac *pac, uint64_t start, int flow, uint32_t seq)
     return seq + 100;
 }
 
+/* Opens flow 0 (the VM the client), requests, and receives the large
+ * answer of rx_large_answer() from 5001 on; '*seq' becomes the sequence
+ * number after it. */
+static void
+open_with_large_answer(struct pac *pac, uint32_t *seq)
+{
+    *seq = 5001;
+    open_client_flow(pac, AT(0), 0, MSS);
+    CHECK_PASS(tx(pac, AT(20), 0, *seq, 100, ACK, 1));
+    *seq = rx_large_answer(pac, AT(100), 0, *seq);
+}
+
 /* A connection that alternates a large answer and a small one (the incast
  * client reads each sender's counters between two rounds): PAC expects the
  * larger of the last two.  A request after the small one counts a window
@@ -616,19 +628,17 @@ test_answer_sizes_alternate(void)
     const uint32_t clamp = 96000 / 2 / (MSS + WIRE_OVERHEAD) * MSS;
     const uint32_t small = 56;
     struct pac_config cfg;
-    uint32_t seq = 5001;
     struct pac *pac;
     uint64_t before;
+    uint32_t seq;
 
     test_config(&cfg);
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    open_client_flow(pac, AT(0), 0, MSS);
 
     /* The large answer, then the small one: each ends in its short
      * segment. */
-    CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
-    seq = rx_large_answer(pac, AT(100), 0, seq);
+    open_with_large_answer(pac, &seq);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
     rx_data(pac, AT(300), 0, seq, small);
@@ -661,19 +671,17 @@ static void
 test_no_dry_waits_with_held_acks(void)
 {
     struct pac_config cfg;
-    uint32_t seq = 5001;
     struct pac *pac;
+    uint32_t seq;
     uint64_t t;
 
     test_config(&cfg);
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    open_client_flow(pac, AT(0), 0, MSS);
 
     /* A large first answer, acknowledged: the next one is expected as
      * large. */
-    CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
-    seq = rx_large_answer(pac, AT(100), 0, seq);
+    open_with_large_answer(pac, &seq);
     CHECK_PASS(tx(pac, AT(160), 0, seq, 0, ACK, 2));
 
     /* The second answer stops after 16 segments, while four peers that
