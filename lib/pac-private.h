@@ -59,7 +59,6 @@ pac_zalloc_lines(size_t n, size_t size)
 #define PAC_F_ON_OUT_LIST   0x1000  /* On the outstanding list. */
 #define PAC_F_RR_DIRTY      0x20    /* On pac->rr_dirty (pac-rr.c). */
 #define PAC_F_BUSY          0x4000  /* Counted in pac->n_busy. */
-#define PAC_F_PROBED        0x8000  /* Went silent once with ACKs held. */
 #define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
                                      * its ACKs trigger nothing. */
 

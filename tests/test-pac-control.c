@@ -529,6 +529,23 @@ run_until_dry(struct pac *pac, uint64_t start, uint64_t n, uint32_t *bg_seq)
     return t - 100;
 }
 
+/* A PAC for the dry-verdict tests, or NULL.  Flow 1's data first sets the
+ * peak rate, which the dry time depends on. */
+static struct pac *
+make_dry_test_pac(uint32_t *bg_seq)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.base_rtt_us = 50;
+    pac = make_pac(&cfg);
+    if (pac) {
+        run_until_dry(pac, 0, 1, bg_seq);
+    }
+    return pac;
+}
+
 /* A peer silent in the middle of an answer smaller so far than its
  * previous one is more likely late than done: its outstanding bytes leave
  * in_flight only after PAC_UNFINISHED_DRY_WAITS (3) more dry times than
@@ -537,38 +554,70 @@ static void
 test_dry_waits_mid_answer(void)
 {
     uint64_t first_spell, second_spell;
-    struct pac_config cfg;
     uint32_t bg_seq = 1;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_dry_test_pac(&bg_seq);
     PAC_CHECK(pac);
-
-    /* Flow 1's data first sets the peak rate, which the dry time
-     * depends on. */
-    run_until_dry(pac, 0, 1, &bg_seq);
     PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 0);
 
     /* The first answer (2 000 bytes, no size expected) goes dry after one
      * dry time. */
     CHECK_PASS(request(pac, AT(100000), 0, 1, 0));
     rx_data(pac, AT(100100), 0, 1, 2000);
+    CHECK_PASS(tx(pac, AT(100150), 0, 2001, 0, ACK, 2));
     first_spell = run_until_dry(pac, 100200, 1, &bg_seq) - 100100;
     PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
     PAC_CHECK_EQ(get_stats(pac).dry_waits, 0);
 
-    /* The second stops after 1 000 of the 2 000 expected bytes: three dry
-     * times more, then the same verdict. */
+    /* The second stops after 1 000 of the 2 000 expected bytes, which the
+     * receiver acknowledged (the peer waits for no ACK): three dry times
+     * more, then the same verdict. */
     CHECK_PASS(request(pac, AT(200000), 0, 2001, 1));
     rx_data(pac, AT(200100), 0, 2001, 1000);
+    CHECK_PASS(tx(pac, AT(200150), 0, 3001, 0, ACK, 3));
     second_spell = run_until_dry(pac, 200200, 2, &bg_seq) - 200100;
     PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 2);
     PAC_CHECK_EQ(get_stats(pac).dry_waits, 3);
     /* Within the 100 us steps of the run. */
     PAC_CHECK(second_spell >= 4 * first_spell - 400);
     PAC_CHECK(second_spell <= 4 * first_spell + 400);
+    end_pac();
+}
+
+/* A peer may be waiting for an ACK that the receiver has not sent yet, or
+ * that has not reached PAC (on a busy host, milliseconds late).  Its
+ * silence takes its budget out of in_flight after one dry time but does
+ * not mark it dry: the late ACK counts what it lets the peer send.  Once
+ * it has an ACK for all its data and stays silent, it is dry, and an ACK
+ * then triggers nothing. */
+static void
+test_no_dry_mark_while_acks_owed(void)
+{
+    uint32_t bg_seq = 1;
+    uint64_t before, t;
+    struct pac *pac;
+
+    pac = make_dry_test_pac(&bg_seq);
+    PAC_CHECK(pac);
+
+    /* 2 000 bytes that the receiver does not acknowledge in time. */
+    CHECK_PASS(request(pac, AT(100000), 0, 1, 0));
+    rx_data(pac, AT(100100), 0, 1, 2000);
+    t = run_until_dry(pac, 100200, 1, &bg_seq);
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
+
+    before = in_flight(pac);
+    CHECK_PASS(tx(pac, AT(t + 100), 0, 2001, 0, ACK, 1));
+    PAC_CHECK(in_flight(pac) >= before + 2000);
+
+    /* Silent again, with every byte acknowledged: dry.  A window update
+     * (a pure ACK, which otherwise counts a segment) triggers nothing. */
+    t = run_until_dry(pac, t + 200, 2, &bg_seq);
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 2);
+    before = in_flight(pac);
+    CHECK_PASS(tx(pac, AT(t + 100), 0, 2001, 0, ACK, 2));
+    CHECK_IN_FLIGHT(pac, before);
     end_pac();
 }
 
@@ -712,6 +761,7 @@ main(void)
     PAC_RUN_TEST(test_silence_reset_data);
     PAC_RUN_TEST(test_late_data_lengthens_silence);
     PAC_RUN_TEST(test_dry_waits_mid_answer);
+    PAC_RUN_TEST(test_no_dry_mark_while_acks_owed);
     PAC_RUN_TEST(test_silence_time_origin_zero);
     PAC_RUN_TEST(test_slow_start_inference);
     PAC_RUN_TEST(test_slow_start_inference_consecutive);
