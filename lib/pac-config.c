@@ -36,6 +36,7 @@ pac_config_init(struct pac_config *cfg)
     cfg->default_mss = 1460;
     cfg->base_rtt_us = 100;
     cfg->lambda_permille = 800;
+    cfg->loss_floor_permille = 850;
     cfg->clamp_window = true;
     cfg->hash_seed = 0x5ac0ffee;
 }
@@ -89,7 +90,9 @@ pac_config_check(const struct pac_config *cfg, char *err, size_t err_size)
         || !check_range("base_rtt_us", cfg->base_rtt_us, 1, 10000000,
                         err, err_size)
         || !check_range("lambda_permille", cfg->lambda_permille, 1, 999,
-                        err, err_size)) {
+                        err, err_size)
+        || !check_range("loss_floor_permille", cfg->loss_floor_permille,
+                        100, 1000, err, err_size)) {
         return false;
     }
     for (uint32_t i = 0; i + 1 < cfg->n_levels; i++) {

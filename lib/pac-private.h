@@ -244,6 +244,9 @@ struct pac {
     uint64_t iv_bytes;
     uint64_t iv_pkts;
     uint64_t iv_ce;
+    uint64_t iv_holes;          /* Data segments past a gap (upstream loss). */
+    uint64_t loss_cap;          /* Threshold ceiling lowered by losses. */
+    uint64_t loss_cap_grown;    /* Last time it grew back. */
     double bw_smooth;           /* BW_S, bytes per microsecond. */
     double pkt_rate_smooth;     /* The same in segments (see eq. 6). */
     double in_flight_smooth;    /* in_flight_S. */

@@ -123,6 +123,14 @@
 /* Shortest window over which bw_max, the peak receive rate, is measured. */
 #define PAC_RATE_WINDOW_US 1000
 
+/* Loss cap (update_loss_cap()): each control interval that saw upstream
+ * loss lowers the ceiling of the threshold by 1/PAC_LOSS_CAP_STEP of the
+ * configured threshold, down to cfg.loss_floor_permille of it; each
+ * PAC_LOSS_CAP_GROW_US without loss raises it back by one MSS.  The growth
+ * is slow so that the margin outlasts the pause between incast rounds. */
+#define PAC_LOSS_CAP_STEP 16
+#define PAC_LOSS_CAP_GROW_US 1000000
+
 static unsigned int vm_window_scale(const struct pac *,
                                     const struct pac_flow *);
 static uint32_t tcp_trigger_bytes(const struct pac *,
@@ -164,6 +172,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
         return NULL;
     }
     pac->threshold = cfg->threshold;
+    pac->loss_cap = cfg->threshold;
     pac->iv_start = now_us;
     pac->out_head = pac->out_tail = PAC_NONE;
     pac->tx_held = PAC_NONE;
@@ -1538,6 +1547,35 @@ update_rate(struct pac *pac, bool gap)
     }
 }
 
+/* Without ECN the switch says nothing until it drops, and a drop in an
+ * incast round costs a sender RTOmin when it takes the answer's last
+ * segment.  PAC's in-flight estimate misses a few percent of the data
+ * (answers it misjudged as finished, triggers of ACKs it could not
+ * attribute), so a threshold of exactly the buffer overflows it now and
+ * then.  A data segment that arrives past a gap in its flow shows such a
+ * drop: lower the threshold's ceiling a step, and let it grow back slowly
+ * while nothing is lost, so the margin lasts from one round to the next. */
+static void
+update_loss_cap(struct pac *pac)
+{
+    uint64_t now = pac->now;
+
+    if (pac->iv_holes) {
+        uint64_t floor = ((uint64_t) pac->cfg.threshold
+                          * pac->cfg.loss_floor_permille / 1000);
+        uint64_t step = pac->cfg.threshold / PAC_LOSS_CAP_STEP;
+
+        pac->loss_cap = pac->loss_cap > floor + step
+                        ? pac->loss_cap - step : floor;
+        pac->loss_cap_grown = now;
+    } else if (pac->loss_cap < pac->cfg.threshold
+               && now - pac->loss_cap_grown >= PAC_LOSS_CAP_GROW_US) {
+        pac->loss_cap = MIN(pac->loss_cap + pac->cfg.default_mss,
+                            pac->cfg.threshold);
+        pac->loss_cap_grown = now;
+    }
+}
+
 /* Control interval (average RTT): threshold control, eq. (2), deviation
  * correction, eq. (6), and the silence reset. */
 static void
@@ -1557,14 +1595,16 @@ end_interval(struct pac *pac)
     }
     pac->stats.alpha_permille = (uint32_t) (alpha * 1000.0 + 0.5);
 
+    update_loss_cap(pac);
     if (alpha > 0) {
         uint64_t floor = MIN(2 * (uint64_t) pac->cfg.default_mss,
                              pac->cfg.threshold);
 
         pac->threshold = MAX((uint64_t) (pac->threshold * (1 - alpha / 2)),
                              floor);
+        pac->threshold = MIN(pac->threshold, pac->loss_cap);
     } else {
-        pac->threshold = MIN(pac->threshold * 2, pac->cfg.threshold);
+        pac->threshold = MIN(pac->threshold * 2, pac->loss_cap);
     }
 
     if (!pac->iv_bytes) {
@@ -1618,7 +1658,7 @@ end_interval(struct pac *pac)
         pac->in_flight_smooth += (pac->in_flight - pac->in_flight_smooth) / 4;
     }
     pac->iv_start = now;
-    pac->iv_bytes = pac->iv_pkts = pac->iv_ce = 0;
+    pac->iv_bytes = pac->iv_pkts = pac->iv_ce = pac->iv_holes = 0;
 }
 
 static void
@@ -1921,6 +1961,11 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 && (seg->tcp_flags & PAC_TCP_ACK)) {
                 note_rtt(pac, f);
                 f->flags &= ~PAC_F_SYNACK_SENT;
+            }
+            if (len && (f->flags & PAC_F_RCV_BASE)
+                && pac_seq_gt(seg->seq, f->rcv_nxt)) {
+                pac->iv_holes++;
+                pac->stats.rx_holes++;
             }
             if (!(f->flags & PAC_F_RCV_BASE)
                 || pac_seq_gt(end, f->rcv_nxt)) {

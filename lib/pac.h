@@ -108,6 +108,13 @@ struct pac_config {
     /* Lambda of section III-C, in thousandths.  [800] */
     uint32_t lambda_permille;
 
+    /* Lowest the loss cap takes the threshold, in thousandths of
+     * 'threshold': each control interval in which data arrives past a gap
+     * in its connection (a drop upstream) lowers the threshold's ceiling by
+     * 1/16 of 'threshold', down to this; it grows back one MSS per second
+     * without loss.  1000 turns the loss cap off.  [850] */
+    uint32_t loss_floor_permille;
+
     /* Seed for the flow hash. [0x5ac0ffee] */
     uint64_t hash_seed;
 };
@@ -227,6 +234,8 @@ struct pac_stats {
     uint64_t rx_packets;            /* Segments seen toward the receiver. */
     uint64_t rx_bytes;              /* Their TCP payload. */
     uint64_t rx_ce;                 /* Of those, CE-marked. */
+    uint64_t rx_holes;              /* Of those, past a gap in their flow's
+                                     * data: a loss upstream. */
     uint64_t tx_packets;            /* Segments seen from the receiver. */
     uint64_t tx_passed;             /* Passed at once. */
     uint64_t tx_held;               /* Held (ever). */

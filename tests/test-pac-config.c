@@ -33,6 +33,7 @@ test_config_defaults(void)
     PAC_CHECK_EQ(cfg.default_mss, 1460);
     PAC_CHECK_EQ(cfg.base_rtt_us, 100);
     PAC_CHECK_EQ(cfg.lambda_permille, 800);
+    PAC_CHECK_EQ(cfg.loss_floor_permille, 850);
     PAC_CHECK(cfg.hash_seed == UINT64_C(0x5ac0ffee));
 
     PAC_CHECK(pac_config_check(&cfg, err, sizeof err));
@@ -71,6 +72,8 @@ static const struct bad_config bad_configs[] = {
     { "default_mss 63", "default_mss" },
     { "default_mss 65496", "default_mss" },
     { "base_rtt_us 0", "base_rtt_us" },
+    { "loss_floor_permille 99", "loss_floor_permille" },
+    { "loss_floor_permille 1001", "loss_floor_permille" },
 };
 
 static void
@@ -151,6 +154,12 @@ bad_config_apply(size_t i, struct pac_config *c)
     case 22:
         c->base_rtt_us = 0;
         break;
+    case 23:
+        c->loss_floor_permille = 99;
+        break;
+    case 24:
+        c->loss_floor_permille = 1001;
+        break;
     default:
         abort();
     }
@@ -192,12 +201,14 @@ test_config_boundaries(void)
     cfg.threshold = 3000;
     cfg.idle_timeout_ms = 30 * 60 * 1000;
     cfg.lambda_permille = 1;
+    cfg.loss_floor_permille = 100;
     cfg.n_levels = 8;
     for (int i = 0; i < PAC_MAX_LEVELS - 1; i++) {
         cfg.level_bytes[i] = 1000 * (i + 1);
     }
     PAC_CHECK(pac_config_check(&cfg, err, sizeof err));
     cfg.lambda_permille = 999;
+    cfg.loss_floor_permille = 1000;
     cfg.n_levels = 1;
     cfg.level_bytes[0] = 0;     /* Unused with one level. */
     cfg.threshold = 1u << 30;

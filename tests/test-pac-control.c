@@ -200,6 +200,99 @@ test_threshold_ecn_off(void)
     end_pac();
 }
 
+/* The loss cap: a data segment past a gap in its flow is an upstream drop.
+ * Each control interval with one lowers the threshold's ceiling by 1/16 of
+ * the configured threshold (96000: 6000 bytes), down to loss_floor_permille
+ * (750 here) of it; after 1 s without loss it grows back one MSS, and then one
+ * MSS per second.  The threshold itself doubles back only up to the
+ * ceiling. */
+static void
+test_loss_cap(void)
+{
+    static const uint64_t down[] = { 90000, 84000, 78000, 72000, 72000 };
+    const int n_down = sizeof down / sizeof down[0];
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+    int k = 0;
+
+    control_config(&cfg);
+    cfg.loss_floor_permille = 750;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* In-order data, a retransmission below the highest byte seen and a
+     * flow first seen mid-stream are no loss. */
+    interval(pac, k++, 0, &seq, 4, 0, 1000);
+    rx(pac, AT(k * IV + 1), 0, seq - 2000, 1000, ACK, PAC_ECN_ECT0);
+    rx(pac, AT(k * IV + 2), 1, 777777, 1000, ACK, PAC_ECN_ECT0);
+    interval(pac, k++, 0, &seq, 2, 0, 1000);
+    PAC_CHECK_EQ(get_stats(pac).rx_holes, 0);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+
+    /* One gap: one hole, however many segments follow it. */
+    seq += 1000;
+    interval(pac, k++, 0, &seq, 3, 0, 1000);
+    PAC_CHECK_EQ(get_stats(pac).rx_holes, 1);
+    PAC_CHECK_EQ(get_stats(pac).threshold, down[0]);
+
+    /* Clean intervals neither lower nor raise it before 50 ms. */
+    interval(pac, k++, 0, &seq, 3, 0, 1000);
+    PAC_CHECK_EQ(get_stats(pac).threshold, down[0]);
+
+    /* Down to the floor, one step per interval with loss. */
+    for (int i = 1; i < n_down; i++) {
+        seq += 1000;
+        interval(pac, k++, 0, &seq, 1, 0, 1000);
+        PAC_CHECK_EQ(get_stats(pac).threshold, down[i]);
+    }
+    PAC_CHECK_EQ(get_stats(pac).rx_holes, n_down);
+
+    /* Back up: one MSS after 1000 intervals (1 s) without loss, the next
+     * one 1 s later. */
+    for (int i = 1; i < 1000; i++) {
+        interval(pac, k++, 0, &seq, 1, 0, 1000);
+        PAC_CHECK_EQ(get_stats(pac).threshold, 72000);
+    }
+    interval(pac, k++, 0, &seq, 1, 0, 1000);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 72000 + MSS);
+    for (int i = 1; i < 1000; i++) {
+        interval(pac, k++, 0, &seq, 1, 0, 1000);
+        PAC_CHECK_EQ(get_stats(pac).threshold, 72000 + MSS);
+    }
+    interval(pac, k++, 0, &seq, 1, 0, 1000);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 72000 + 2 * MSS);
+
+    /* Eq. (2) works below the ceiling and doubles back up to it only. */
+    interval(pac, k++, 0, &seq, 1, 1, 1000);
+    PAC_CHECK_EQ(get_stats(pac).threshold, (72000 + 2 * MSS) / 2);
+    interval(pac, k++, 0, &seq, 1, 0, 1000);
+    PAC_CHECK_EQ(get_stats(pac).threshold, 72000 + 2 * MSS);
+    end_pac();
+}
+
+/* loss_floor_permille 1000 turns the loss cap off; holes are still
+ * counted. */
+static void
+test_loss_cap_off(void)
+{
+    struct pac_config cfg;
+    uint32_t seq = 1;
+    struct pac *pac;
+
+    control_config(&cfg);
+    cfg.loss_floor_permille = 1000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    for (int k = 0; k < 3; k++) {
+        seq += 1000;
+        interval(pac, k, 0, &seq, 2, 0, 1000);
+        PAC_CHECK_EQ(get_stats(pac).threshold, 96000);
+    }
+    PAC_CHECK_EQ(get_stats(pac).rx_holes, 2);
+    end_pac();
+}
+
 /* The filters of end_interval(), mirrored: BW_S and in_flight_S are
  * exponential filters with gain 1/4, updated after the correction check.
  * BW is in bytes per microsecond. */
@@ -751,6 +844,8 @@ main(void)
     PAC_RUN_TEST(test_threshold_floor);
     PAC_RUN_TEST(test_threshold_ecn_off);
     PAC_RUN_TEST(test_threshold_floor_jumbo);
+    PAC_RUN_TEST(test_loss_cap);
+    PAC_RUN_TEST(test_loss_cap_off);
     PAC_RUN_TEST(test_deviation_not_after_window);
     PAC_RUN_TEST(test_deviation_correction_converged);
     PAC_RUN_TEST(test_deviation_correction_alpha);

@@ -44,7 +44,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * across bridges). */
 static struct hmap ifaces = HMAP_INITIALIZER(&ifaces);
 
-BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS == 35 + PAC_MAX_LEVELS);
+BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS
+                  == 34 + PAC_N_REL_CAUSES + PAC_MAX_LEVELS);
 
 /* Expert knobs in PAC:other_config.  The ranges are libpac's
  * (pac_config_check()), so that a refused value is named by its key. */
@@ -66,6 +67,7 @@ static const struct pac_knob pac_knobs[] = {
     PAC_KNOB("default-mss", default_mss, 64, 65495),
     PAC_KNOB("base-rtt-us", base_rtt_us, 1, 10000000),
     PAC_KNOB("lambda-permille", lambda_permille, 1, 999),
+    PAC_KNOB("loss-floor-permille", loss_floor_permille, 100, 1000),
 };
 
 static struct pac_bridge_iface *
@@ -494,6 +496,7 @@ pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
     PUT("rx", "pac_rx_packets", s->rx_packets);
     PUT("rx", "pac_rx_bytes", s->rx_bytes);
     PUT("rx", "pac_rx_ce", s->rx_ce);
+    PUT("rx", "pac_rx_holes", s->rx_holes);
     PUT("tx", "pac_tx_packets", s->tx_packets);
     PUT("tx", "pac_tx_passed", s->tx_passed);
     PUT("tx", "pac_tx_held", s->tx_held);

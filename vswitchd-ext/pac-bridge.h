@@ -89,8 +89,9 @@ void pac_bridge_iface_destroy(const char *iface_name);
 bool pac_bridge_status_changed(const char *iface_name);
 void pac_bridge_put_status(const char *iface_name, struct smap *status);
 
-/* Most keys pac_bridge_put_stats() adds: 35 + PAC_MAX_LEVELS. */
-#define PAC_BRIDGE_MAX_STATS 43
+/* Most keys pac_bridge_stats_list() fills: 34 single ones, one per release
+ * cause (4) and one per MLFQ level (up to 8). */
+#define PAC_BRIDGE_MAX_STATS (34 + 4 + 8)
 
 /* One PAC statistic: its Interface:statistics key ("pac_held"; pac/show
  * prints it without "pac_") and the pac/show line it is on ("held"). */
