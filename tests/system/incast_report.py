@@ -51,8 +51,11 @@ def write_csv(results: Iterable[RunResult], path: Path,
               cfg: TestbedConfig) -> None:
     results = list(results)
     path.parent.mkdir(parents=True, exist_ok=True)
+    pac_options = " ".join(f"{k}={v}"
+                           for k, v in cfg.pac_other_config.items())
     rows = [dict(r.as_row(), rate_mbit=cfg.rate_mbit,
-                 buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold())
+                 buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold(),
+                 pac_options=pac_options)
             for r in results]
     if not rows:
         return

@@ -59,6 +59,10 @@ def build_incast() -> Path:
     return INCAST
 
 
+class PacConfigError(RuntimeError):
+    """PAC did not take the testbed's configuration (Testbed.pac_on())."""
+
+
 @dataclass
 class TestbedConfig:
     """The testbed's knobs; defaults are the paper's (§V): 1 Gbit/s,
@@ -73,6 +77,9 @@ class TestbedConfig:
     mtu: int = 1500
     base_rtt_us: int = 100          # PAC's RTT until it measured one.
     pac_threshold: Optional[int] = None     # Default: see threshold().
+    # More PAC:other_config keys ("loss-floor-permille": "1000"), over the
+    # testbed's own (base-rtt-us).
+    pac_other_config: dict[str, str] = field(default_factory=dict)
     tbf_burst_bytes: int = 0        # Default: 3 MTUs (token bucket depth).
     # Receive buffer of ovs-vswitchd's AF_PACKET sockets on the uplink and
     # the VM's port (0: the kernel's net.core.rmem_default, 208 KB).  See
@@ -343,11 +350,29 @@ class Testbed:
 
     def pac_on(self, **columns) -> None:
         cols = {"threshold": self.cfg.threshold(),
-                "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us)}}
+                "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us),
+                                 **self.cfg.pac_other_config}}
         cols.update(columns)
         self.ovs.pac_enable(VM_PORT, **cols)
-        wait_until(lambda: self.ovs.iface_status(VM_PORT).get("pac")
-                   == "enabled", 10, 0.1, "PAC enabled on the VM port")
+        # pac/show's first line ends in the port's status:pac, read live
+        # (the Interface:status column may lag behind).
+        deadline = time.monotonic() + 10
+        while True:
+            show = self.ovs.appctl("pac/show", VM_PORT, check=False)
+            status = show.partition("\n")[0].partition("): ")[2]
+            if status == "enabled" or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if status != "enabled":
+            raise PacConfigError(f"PAC is not enabled on the VM port: {show}")
+        # OVS only logs an unknown other_config key: check that each one
+        # given took effect, as pac/show's "config:" line shows them.
+        config = next((line.split() for line in show.splitlines()
+                       if line.strip().startswith("config:")), [])
+        for key, value in self.cfg.pac_other_config.items():
+            if f"{key}={value}" not in config:
+                raise PacConfigError(f"PAC other_config:{key}={value} did not "
+                                   f"take effect (config: {' '.join(config)})")
 
     def pac_off(self) -> None:
         self.ovs.pac_disable(VM_PORT)

@@ -22,7 +22,7 @@ from typing import Iterator
 
 import pytest
 
-from incast_testbed import Testbed, TestbedConfig, Workload
+from incast_testbed import PacConfigError, Testbed, TestbedConfig, Workload
 from ovs_env import TOP, OvsBuild
 
 RATE_MBIT = 100
@@ -106,3 +106,32 @@ def test_fixed_total_volume_exact(bed: Testbed) -> None:
     # coalescing or splitting segments differently.
     assert r.pac["pac_answer_ends"] >= wl.senders, r.pac
     assert bed.ovs.pac_uuid("vm-p") is None      # Disabled after the run.
+
+
+def test_pac_options_take_effect_or_are_refused(bed: Testbed) -> None:
+    """`tools/incast --pac-option KEY=VALUE` (TestbedConfig.pac_other_config)
+    reaches PAC's other_config; a value PAC refuses and a key OVS does not
+    know (it only logs those) stop the run with the reason, instead of
+    measuring the defaults."""
+    try:
+        bed.cfg.pac_other_config = {"loss-floor-permille": "1000",
+                                    "clamp-window": "false"}
+        bed.pac_on()
+        config = bed.ovs.appctl("pac/show", "vm-p")
+        assert "loss-floor-permille=1000" in config, config
+        assert "clamp-window=false" in config, config
+        assert "base-rtt-us=100" in config, config     # The testbed's own.
+
+        bed.cfg.pac_other_config = {"loss-floor-permille": "99"}
+        with pytest.raises(PacConfigError,
+                           match="error: other_config:loss-floor-permille"):
+            bed.pac_on()
+
+        bed.cfg.pac_other_config = {"loss-flor-permille": "900"}
+        with pytest.raises(PacConfigError,
+                           match="loss-flor-permille=900 did not take"):
+            bed.pac_on()
+    finally:
+        bed.cfg.pac_other_config = {}
+        bed.pac_off()
+    assert bed.ovs.pac_uuid("vm-p") is None
