@@ -112,9 +112,14 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
             ax.set_xscale("log", base=2)
             ax.grid(True, which="both", alpha=0.3)
         axes[0][col].legend(fontsize="small")
-    fig.suptitle(title or (f"TCP incast through Open vSwitch: bottleneck "
-                           f"{cfg.rate_mbit:g} Mbit/s, {cfg.buffer_bytes // 1000} KB "
-                           f"buffer, RTOmin {cfg.rto_min_ms} ms"))
+    pac_options = "".join(f", {k}={v}"
+                          for k, v in cfg.pac_other_config.items())
+    fig.suptitle(title or (f"TCP incast through Open vSwitch\nbottleneck "
+                           f"{cfg.rate_mbit:g} Mbit/s, "
+                           f"{cfg.buffer_bytes // 1000} KB buffer, RTOmin "
+                           f"{cfg.rto_min_ms} ms\nPAC threshold "
+                           f"{cfg.threshold()} B{pac_options}"),
+                 fontsize="medium")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
