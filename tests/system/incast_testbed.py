@@ -59,6 +59,16 @@ def build_incast() -> Path:
     return INCAST
 
 
+def all_cpus_mask() -> str:
+    """Every CPU, as sysfs writes a cpumask: hex, a comma every 32 bits."""
+    digits = format((1 << (os.cpu_count() or 1)) - 1, "x")
+    groups = []
+    while digits:
+        groups.insert(0, digits[-8:])
+        digits = digits[:-8]
+    return ",".join(groups)
+
+
 class PacConfigError(RuntimeError):
     """PAC did not take the testbed's configuration (Testbed.pac_on())."""
 
@@ -85,6 +95,16 @@ class TestbedConfig:
     # the VM's port (0: the kernel's net.core.rmem_default, 208 KB).  See
     # Testbed._add_ports().
     port_rcvbuf_bytes: int = 4 << 20
+    # Receive packet steering on every veth end.  A veth hands a packet to
+    # the backlog of the CPU that sent it, so one connection's segments
+    # sent from two CPUs (the application's write, the softirq of an ACK)
+    # can overtake each other, which no NIC with RSS does; with RPS the
+    # backlog is chosen by the flow's hash.  Without it, at 1 Gbit/s /
+    # 1 024 senders, 500-700 segments a run reach the VM out of order
+    # with no loss, and PAC's loss cap takes them for drops.  Off by
+    # default: at 500 Mbit/s it brought more drops (docs/benchmarks.md,
+    # "Segments out of order").
+    rps: bool = False
 
     def threshold(self) -> int:
         """PAC's threshold: what may be in flight toward the VM without
@@ -228,6 +248,9 @@ class Testbed:
         for ns, dev in ((a, a_dev), (b, b_dev)):
             if not offloads:
                 disable_offloads(ns, dev)
+            if self.cfg.rps:
+                ns.run(["sh", "-c", f"echo {all_cpus_mask()} > "
+                        f"/sys/class/net/{dev}/queues/rx-0/rps_cpus"])
             ns.run(["ip", "link", "set", dev, "mtu", str(self.cfg.mtu), "up"])
 
     def setup(self) -> "Testbed":
