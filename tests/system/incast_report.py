@@ -51,11 +51,9 @@ def write_csv(results: Iterable[RunResult], path: Path,
               cfg: TestbedConfig) -> None:
     results = list(results)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pac_options = " ".join(f"{k}={v}"
-                           for k, v in cfg.pac_other_config.items())
     rows = [dict(r.as_row(), rate_mbit=cfg.rate_mbit,
                  buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold(),
-                 pac_options=pac_options)
+                 pac_options=" ".join(cfg.pac_option_words()))
             for r in results]
     if not rows:
         return
@@ -112,8 +110,7 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
             ax.set_xscale("log", base=2)
             ax.grid(True, which="both", alpha=0.3)
         axes[0][col].legend(fontsize="small")
-    pac_options = "".join(f", {k}={v}"
-                          for k, v in cfg.pac_other_config.items())
+    pac_options = "".join(f", {w}" for w in cfg.pac_option_words())
     fig.suptitle(title or (f"TCP incast through Open vSwitch\nbottleneck "
                            f"{cfg.rate_mbit:g} Mbit/s, "
                            f"{cfg.buffer_bytes // 1000} KB buffer, RTOmin "

@@ -106,6 +106,10 @@ class TestbedConfig:
     # "Segments out of order").
     rps: bool = False
 
+    def pac_option_words(self) -> list[str]:
+        """pac_other_config as pac/show writes it: ["KEY=VALUE", ...]."""
+        return [f"{k}={v}" for k, v in self.pac_other_config.items()]
+
     def threshold(self) -> int:
         """PAC's threshold: what may be in flight toward the VM without
         loss, the switch buffer plus the pipe (rate x base RTT), as in the
@@ -392,10 +396,10 @@ class Testbed:
         # given took effect, as pac/show's "config:" line shows them.
         config = next((line.split() for line in show.splitlines()
                        if line.strip().startswith("config:")), [])
-        for key, value in self.cfg.pac_other_config.items():
-            if f"{key}={value}" not in config:
-                raise PacConfigError(f"PAC other_config:{key}={value} did not "
-                                   f"take effect (config: {' '.join(config)})")
+        for word in self.cfg.pac_option_words():
+            if word not in config:
+                raise PacConfigError(f"PAC other_config:{word} did not take "
+                                     f"effect (config: {' '.join(config)})")
 
     def pac_off(self) -> None:
         self.ovs.pac_disable(VM_PORT)
