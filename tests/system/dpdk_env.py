@@ -205,7 +205,7 @@ class ManyConnections:
 # ---------------------------------------------------------------------------
 # The topology.
 
-def _dpdk_log_fatal(ovs: Ovs) -> Optional[str]:
+def dpdk_log_fatal(ovs: Ovs) -> Optional[str]:
     try:
         text = ovs.log_path().read_text(errors="replace")
     except OSError:
@@ -215,6 +215,45 @@ def _dpdk_log_fatal(ovs: Ovs) -> Optional[str]:
     m = re.search(r".*(EAL: .*(?:fail|Cannot|cannot|error).*|"
                   r"Cannot init EAL.*|DPDK Initialization Failed.*)", text)
     return m.group(0) if m else None
+
+
+def start_dpdk_ovs(ovs: Ovs) -> None:
+    """Starts 'ovs', whose other_config has dpdk-init; raises
+    DpdkUnavailable, with the reason from its log, if DPDK did not
+    initialise."""
+    try:
+        ovs.start()
+    except (RuntimeError, TimeoutError) as e:
+        fatal = dpdk_log_fatal(ovs)
+        if fatal:
+            raise DpdkUnavailable(fatal) from e
+        raise
+    if ovs.vsctl("get", "Open_vSwitch", ".", "dpdk_initialized") != "true":
+        raise DpdkUnavailable(dpdk_log_fatal(ovs)
+                              or "dpdk_initialized is false")
+
+
+def add_dpdk_port(ovs: Ovs, port: str, devargs: str,
+                  **options: str) -> None:
+    """Adds type=dpdk port 'port' (DPDK device 'devargs') to br0 and waits
+    until it is up."""
+    args = ["add-port", "br0", port, "--", "set", "Interface", port,
+            "type=dpdk", f"options:dpdk-devargs={devargs}"]
+    args += [f"{k}={v}" for k, v in options.items()]
+    ovs.vsctl(*args, timeout=30)
+    wait_dpdk_port(ovs, port)
+
+
+def wait_dpdk_port(ovs: Ovs, port: str, timeout: float = 30) -> None:
+    """Waits until 'port' has an OpenFlow port number; raises RuntimeError
+    with the Interface's error if OVS gave up on it."""
+    def ok() -> bool:
+        cols = ovs.get_columns("Interface", port, "ofport", "error")
+        err = cols.get("error")
+        if isinstance(err, str) and err:
+            raise RuntimeError(f"port {port}: {err}")
+        return isinstance(cols["ofport"], int) and cols["ofport"] > 0
+    wait_until(ok, timeout, 0.2, f"port {port}")
 
 
 class DpdkTopology:
@@ -265,17 +304,7 @@ class DpdkTopology:
         }
         config.update(self.extra_config)
         self.ovs = Ovs(self.build, self.workdir, self.sw, config)
-        try:
-            self.ovs.start()
-        except (RuntimeError, TimeoutError) as e:
-            fatal = _dpdk_log_fatal(self.ovs)
-            if fatal:
-                raise DpdkUnavailable(fatal) from e
-            raise
-        if self.ovs.vsctl("get", "Open_vSwitch", ".",
-                          "dpdk_initialized") != "true":
-            raise DpdkUnavailable(_dpdk_log_fatal(self.ovs)
-                                  or "dpdk_initialized is false")
+        start_dpdk_ovs(self.ovs)
         self.ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
                        "datapath_type=netdev")
         self.ovs.ofctl("del-flows", "br0")
@@ -286,21 +315,10 @@ class DpdkTopology:
 
     def add_dpdk_port(self, port: str, devargs: str,
                       **options: str) -> None:
-        args = ["add-port", "br0", port, "--", "set", "Interface", port,
-                "type=dpdk", f"options:dpdk-devargs={devargs}"]
-        args += [f"{k}={v}" for k, v in options.items()]
-        self.ovs.vsctl(*args, timeout=30)
-        self.wait_port(port)
+        add_dpdk_port(self.ovs, port, devargs, **options)
 
     def wait_port(self, port: str, timeout: float = 30) -> None:
-        def ok() -> bool:
-            cols = self.ovs.get_columns("Interface", port, "ofport",
-                                        "error")
-            err = cols.get("error")
-            if isinstance(err, str) and err:
-                raise RuntimeError(f"port {port}: {err}")
-            return isinstance(cols["ofport"], int) and cols["ofport"] > 0
-        wait_until(ok, timeout, 0.2, f"port {port}")
+        wait_dpdk_port(self.ovs, port, timeout)
 
     def n_pmds(self) -> int:
         return bin(int(self.pmd_cpu_mask, 16)).count("1")

@@ -53,7 +53,8 @@ def write_csv(results: Iterable[RunResult], path: Path,
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = [dict(r.as_row(), rate_mbit=cfg.rate_mbit,
                  buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold(),
-                 pac_options=" ".join(cfg.pac_option_words()))
+                 pac_options=" ".join(cfg.pac_option_words()),
+                 ports="pmd" if cfg.pmd else "main")
             for r in results]
     if not rows:
         return
@@ -114,7 +115,9 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
     fig.suptitle(title or (f"TCP incast through Open vSwitch\nbottleneck "
                            f"{cfg.rate_mbit:g} Mbit/s, "
                            f"{cfg.buffer_bytes // 1000} KB buffer, RTOmin "
-                           f"{cfg.rto_min_ms} ms\nPAC threshold "
+                           f"{cfg.rto_min_ms} ms"
+                           + (", ports on a PMD thread" if cfg.pmd else "")
+                           + "\nPAC threshold "
                            f"{cfg.threshold()} B{pac_options}"),
                  fontsize="medium")
     fig.tight_layout()

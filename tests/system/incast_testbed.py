@@ -40,6 +40,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from dpdk_env import (HugeMount, Hugepages, add_dpdk_port,
+                      start_dpdk_ovs)
 from ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
                      disable_offloads, run, unique_name, wait_until)
 
@@ -105,6 +107,13 @@ class TestbedConfig:
     # default: at 500 Mbit/s it brought more drops (docs/benchmarks.md,
     # "Segments out of order").
     rps: bool = False
+    # Serve the uplink and the VM's port from a PMD thread (DPDK
+    # net_af_packet ports on the same veths, polled by a thread of their
+    # own on CPU 'pmd_cpu') instead of ovs-vswitchd's main thread, whose
+    # poll loop adds 0.1-1 ms between a segment leaving the bottleneck and
+    # PAC seeing it.  Needs hugepages (reserved and given back).
+    pmd: bool = False
+    pmd_cpu: int = 1
 
     def pac_option_words(self) -> list[str]:
         """pac_other_config as pac/show writes it: ["KEY=VALUE", ...]."""
@@ -226,6 +235,8 @@ class Testbed:
         self.senders: list[tuple[Netns, str]] = []      # (ns, ip)
         self.servers: list[subprocess.Popen] = []
         self.ovs: Optional[Ovs] = None
+        self.hugepages: Optional[Hugepages] = None
+        self.huge: Optional[HugeMount] = None
         self.base_rtt_ms: Optional[float] = None
 
     def __enter__(self) -> "Testbed":
@@ -267,8 +278,12 @@ class Testbed:
         self.vm = self._netns("vm")
 
         # The hypervisor's Open vSwitch: br0 (netdev), uplink and VM port.
-        self.ovs = Ovs(self.build, self.workdir, self.hv)
-        self.ovs.start()
+        self.ovs = Ovs(self.build, self.workdir, self.hv,
+                       self._dpdk_config() if cfg.pmd else None)
+        if cfg.pmd:
+            start_dpdk_ovs(self.ovs)
+        else:
+            self.ovs.start()
         self.ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
                        "datapath_type=netdev")
         self._veth(self.tor, "uplink", self.hv, UPLINK_PORT)
@@ -317,6 +332,27 @@ class Testbed:
         self.base_rtt_ms = self._measure_rtt()
         return self
 
+    def _dpdk_config(self) -> dict[str, str]:
+        """Open_vSwitch:other_config for a DPDK-enabled ovs-vswitchd: a
+        private hugetlbfs, no PCI, one PMD thread on 'pmd_cpu'."""
+        self.hugepages = Hugepages()
+        self.hugepages.ensure(256 // 2 + 64)
+        self.huge = HugeMount(self.workdir / "huge")
+        eal = (f"--no-pci --file-prefix={unique_name('eal')} "
+               f"--huge-dir={self.huge.path}")
+        return {"dpdk-init": "true", "dpdk-socket-mem": "256",
+                "dpdk-socket-limit": "256", "dpdk-extra": f'"{eal}"',
+                "pmd-cpu-mask": hex(1 << self.cfg.pmd_cpu)}
+
+    def _add_dpdk_ports(self) -> None:
+        """The uplink and the VM's port as DPDK net_af_packet devices on
+        the same veths.  Their rings get 4 096 frames (DPDK's default is
+        512), room for a burst of 1 024 requests, as 'port_rcvbuf_bytes'
+        gives the AF_PACKET sockets of the main thread's ports."""
+        for n, port in enumerate((UPLINK_PORT, VM_PORT)):
+            add_dpdk_port(self.ovs, port, f"net_af_packet{n},iface={port},"
+                          "qpairs=1,framecnt=4096")
+
     def _add_ports(self) -> None:
         """Adds the uplink and the VM's port to br0.  ovs-vswitchd reads
         them through AF_PACKET sockets (netdev-linux), whose receive buffer
@@ -328,6 +364,9 @@ class Testbed:
         sockets get 'port_rcvbuf_bytes'.  rmem_default is global (read-only
         inside a namespace) and read when a socket is made: it is raised
         only while the ports are added, then put back."""
+        if self.cfg.pmd:
+            self._add_dpdk_ports()
+            return
         want = self.cfg.port_rcvbuf_bytes
         key = "net.core.rmem_default"
         # Testbeds of parallel runs would restore each other's raised value:
@@ -528,6 +567,10 @@ class Testbed:
                 p.kill()
         if self.ovs:
             self.ovs.stop()
+        if self.huge:
+            self.huge.remove()
+        if self.hugepages:
+            self.hugepages.restore()
         for ns in reversed(self.namespaces):
             ns.delete()
         self.namespaces.clear()

@@ -22,6 +22,7 @@ from typing import Iterator
 
 import pytest
 
+from dpdk_env import DpdkUnavailable
 from incast_testbed import PacConfigError, Testbed, TestbedConfig, Workload
 from ovs_env import TOP, OvsBuild
 
@@ -33,21 +34,39 @@ BYTES = 65536
 LOG_DIR = TOP / "build" / "test-logs" / "system"
 
 
-@pytest.fixture(scope="module")
-def bed(build: OvsBuild, request) -> Iterator[Testbed]:
+def set_up_testbed(build: OvsBuild, log_name: str,
+                   **config) -> Iterator[Testbed]:
+    """A set-up testbed of the reduced configuration; its logs go to
+    build/test-logs/system/<log_name> if a test fails."""
     if build.pac_table() is None:
         pytest.skip("PAC not built yet")
     tb = Testbed(build, TestbedConfig(rate_mbit=RATE_MBIT,
-                                      buffer_bytes=100_000, hosts=8))
+                                      buffer_bytes=100_000, hosts=8,
+                                      **config))
     try:
         tb.setup()
         yield tb
         tb.ovs.assert_healthy()
     except BaseException:
-        tb.save_logs(LOG_DIR / "incast")
+        tb.save_logs(LOG_DIR / log_name)
         raise
     finally:
         tb.close()
+
+
+@pytest.fixture(scope="module")
+def bed(build: OvsBuild) -> Iterator[Testbed]:
+    yield from set_up_testbed(build, "incast")
+
+
+@pytest.fixture(scope="module")
+def pmd_bed(build: OvsBuild) -> Iterator[Testbed]:
+    """The testbed with the hypervisor's ports on a PMD thread (DPDK
+    net_af_packet on the same veths); skipped where DPDK cannot start."""
+    try:
+        yield from set_up_testbed(build, "incast-pmd", pmd=True)
+    except DpdkUnavailable as e:
+        pytest.skip(f"DPDK cannot initialise here: {e}")
 
 
 def check_exact(r, workload: Workload) -> None:
@@ -59,6 +78,17 @@ def check_exact(r, workload: Workload) -> None:
 
 
 def test_plain_ovs_times_out_pac_does_not(bed: Testbed) -> None:
+    check_pac_tames_incast(bed)
+
+
+def test_pmd_ports_plain_ovs_times_out_pac_does_not(pmd_bed: Testbed) -> None:
+    """The same with the VM's port and the uplink served by a PMD thread,
+    as on an OVS-DPDK hypervisor: PAC then runs on the PMD thread."""
+    assert pmd_bed.ovs.vsctl("get", "Interface", "vm-p", "type") == "dpdk"
+    check_pac_tames_incast(pmd_bed)
+
+
+def check_pac_tames_incast(bed: Testbed) -> None:
     wl = Workload(SENDERS, ROUNDS, bytes_per_sender=BYTES)
     off = bed.run("off", wl)
     pac = bed.run("pac", wl)
