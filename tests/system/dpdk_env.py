@@ -217,6 +217,31 @@ def dpdk_log_fatal(ovs: Ovs) -> Optional[str]:
     return m.group(0) if m else None
 
 
+def reserve_hugepages(hugepages: Hugepages, socket_limit_mb: int,
+                      path: Path) -> HugeMount:
+    """Makes sure ovs-vswitchd's DPDK memory of at most 'socket_limit_mb'
+    (2 MB pages), and a little for other DPDK processes, is free, and
+    mounts a private hugetlbfs for it at 'path'."""
+    hugepages.ensure(socket_limit_mb // 2 + 64)
+    return HugeMount(path)
+
+
+def eal_arguments(prefix: str, huge: HugeMount) -> str:
+    """EAL arguments of one DPDK process: no PCI, its own file prefix and
+    hugetlbfs (so that runs never share hugepage files)."""
+    return f"--no-pci --file-prefix={prefix} --huge-dir={huge.path}"
+
+
+def dpdk_ovs_config(eal: str, pmd_cpu_mask: str,
+                    socket_limit_mb: int) -> dict[str, str]:
+    """Open_vSwitch:other_config that starts DPDK in ovs-vswitchd (read
+    once at start-up): EAL arguments 'eal', 256 MB of socket memory
+    growing to 'socket_limit_mb', PMD threads on 'pmd_cpu_mask'."""
+    return {"dpdk-init": "true", "dpdk-socket-mem": "256",
+            "dpdk-socket-limit": str(socket_limit_mb),
+            "dpdk-extra": f'"{eal}"', "pmd-cpu-mask": pmd_cpu_mask}
+
+
 def start_dpdk_ovs(ovs: Ovs) -> None:
     """Starts 'ovs', whose other_config has dpdk-init; raises
     DpdkUnavailable, with the reason from its log, if DPDK did not
@@ -287,21 +312,15 @@ class DpdkTopology:
 
     def eal_args(self, prefix: str) -> str:
         self.prefixes.append(prefix)
-        return (f"--no-pci --file-prefix={prefix} "
-                f"--huge-dir={self.huge.path}")
+        return eal_arguments(prefix, self.huge)
 
     def setup(self) -> "DpdkTopology":
-        self.hugepages.ensure(self.socket_limit_mb // 2 + 64)
-        self.huge = HugeMount(self.workdir / "huge")
+        self.huge = reserve_hugepages(self.hugepages, self.socket_limit_mb,
+                                      self.workdir / "huge")
         self.sw = self._netns("sw")
-        config = {
-            "dpdk-init": "true",
-            "dpdk-socket-mem": "256",
-            "dpdk-socket-limit": str(self.socket_limit_mb),
-            "dpdk-extra": f'"{self.eal_args(unique_name("eal"))}"',
-            "pmd-cpu-mask": self.pmd_cpu_mask,
-            "vhost-sock-dir": ".",
-        }
+        config = dpdk_ovs_config(self.eal_args(unique_name("eal")),
+                                 self.pmd_cpu_mask, self.socket_limit_mb)
+        config["vhost-sock-dir"] = "."
         config.update(self.extra_config)
         self.ovs = Ovs(self.build, self.workdir, self.sw, config)
         start_dpdk_ovs(self.ovs)

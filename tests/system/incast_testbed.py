@@ -40,8 +40,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from dpdk_env import (HugeMount, Hugepages, add_dpdk_port,
-                      start_dpdk_ovs)
+from dpdk_env import (HugeMount, Hugepages, add_dpdk_port, dpdk_ovs_config,
+                      eal_arguments, reserve_hugepages, start_dpdk_ovs)
 from ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
                      disable_offloads, run, unique_name, wait_until)
 
@@ -53,6 +53,7 @@ VM_PORT = "vm-p"
 UPLINK_PORT = "up-p"
 PREFIXLEN = 16
 RMEM_LOCK = "/run/lock/ovspac-rmem-default.lock"
+DPDK_SOCKET_LIMIT_MB = 256      # ovs-vswitchd's DPDK memory with 'pmd'.
 
 
 def build_incast() -> Path:
@@ -288,7 +289,10 @@ class Testbed:
                        "datapath_type=netdev")
         self._veth(self.tor, "uplink", self.hv, UPLINK_PORT)
         self._veth(self.hv, VM_PORT, self.vm, "eth0")
-        self._add_ports()
+        if cfg.pmd:
+            self._add_dpdk_ports()
+        else:
+            self._add_ports()
         self.ovs.ofctl("del-flows", "br0")
         self.ovs.ofctl("add-flow", "br0", "actions=NORMAL")
         self.vm.run(["ip", "addr", "add", f"{VM_IP}/{PREFIXLEN}",
@@ -336,13 +340,11 @@ class Testbed:
         """Open_vSwitch:other_config for a DPDK-enabled ovs-vswitchd: a
         private hugetlbfs, no PCI, one PMD thread on 'pmd_cpu'."""
         self.hugepages = Hugepages()
-        self.hugepages.ensure(256 // 2 + 64)
-        self.huge = HugeMount(self.workdir / "huge")
-        eal = (f"--no-pci --file-prefix={unique_name('eal')} "
-               f"--huge-dir={self.huge.path}")
-        return {"dpdk-init": "true", "dpdk-socket-mem": "256",
-                "dpdk-socket-limit": "256", "dpdk-extra": f'"{eal}"',
-                "pmd-cpu-mask": hex(1 << self.cfg.pmd_cpu)}
+        self.huge = reserve_hugepages(self.hugepages, DPDK_SOCKET_LIMIT_MB,
+                                      self.workdir / "huge")
+        return dpdk_ovs_config(eal_arguments(unique_name("eal"), self.huge),
+                               hex(1 << self.cfg.pmd_cpu),
+                               DPDK_SOCKET_LIMIT_MB)
 
     def _add_dpdk_ports(self) -> None:
         """The uplink and the VM's port as DPDK net_af_packet devices on
@@ -364,9 +366,6 @@ class Testbed:
         sockets get 'port_rcvbuf_bytes'.  rmem_default is global (read-only
         inside a namespace) and read when a socket is made: it is raised
         only while the ports are added, then put back."""
-        if self.cfg.pmd:
-            self._add_dpdk_ports()
-            return
         want = self.cfg.port_rcvbuf_bytes
         key = "net.core.rmem_default"
         # Testbeds of parallel runs would restore each other's raised value:
