@@ -337,8 +337,10 @@ class Testbed:
         return self
 
     def _dpdk_config(self) -> dict[str, str]:
-        """Open_vSwitch:other_config for a DPDK-enabled ovs-vswitchd: a
-        private hugetlbfs, no PCI, one PMD thread on 'pmd_cpu'."""
+        """Reserves ovs-vswitchd's hugepages and mounts its private
+        hugetlbfs (close() gives both back), and returns the
+        Open_vSwitch:other_config that starts DPDK on them: no PCI, one
+        PMD thread on 'pmd_cpu'."""
         self.hugepages = Hugepages()
         self.huge = reserve_hugepages(self.hugepages, DPDK_SOCKET_LIMIT_MB,
                                       self.workdir / "huge")
