@@ -426,18 +426,18 @@ test_request_window_trigger(void)
     /* The answer ends there: the peer is idle when the next request
      * comes.  What the ACKs let out but the peer did not send leaves
      * in_flight, and the request's trigger is its new delta (none) plus
-     * min(window, previous response) = min(14000, 4000), plus 16 for its
-     * last frame. */
+     * the window, 14000: a first answer says little of the next
+     * (test_first_answer_small()).  Plus 25 for its last frame. */
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.cwnd, 10000 + 3000 + 1000);
     CHECK_PASS(tx(pac, AT(240), 0, 9001, 200, ACK, 4));
-    CHECK_IN_FLIGHT(pac, 4000 + 16);
+    CHECK_IN_FLIGHT(pac, 14000 + 25);
     PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
 
     /* A pipelined request before any answer (it acknowledges nothing new)
      * is not a window trigger: the peer answers it with a bare ACK. */
     CHECK_PASS(tx(pac, AT(250), 0, 9001, 200, ACK, 5));
-    CHECK_IN_FLIGHT(pac, 4000 + 16 + ACK_FRAME);
+    CHECK_IN_FLIGHT(pac, 14000 + 25 + ACK_FRAME);
     PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
     CHECK_N_EMITTED(0);
     end_pac();
@@ -662,6 +662,47 @@ test_answer_sizes_alternate(void)
     end_pac();
 }
 
+/* A connection's first answer says little of its next (the incast client
+ * reads each sender's counters before round 1): the request after it
+ * counts the peer's whole window, not the first answer's size, which left
+ * that window unbudgeted.  From the second answer on, a request counts no
+ * more than the larger of the last two. */
+static void
+test_first_answer_small(void)
+{
+    const uint32_t small = 56;
+    struct pac_config cfg;
+    struct pac *pac;
+    uint64_t before;
+    uint32_t seq = 5001;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    open_client_flow(pac, AT(0), 0, MSS);
+    CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
+    rx_data(pac, AT(100), 0, seq, small);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+    seq += small;
+
+    before = in_flight(pac);
+    CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
+    CHECK_IN_FLIGHT(pac, before + small + IW);
+
+    /* The second small answer ends; the next request counts it and the
+     * short frame it ends in (tail_frame_bytes(): 66 * 1404 / 1526). */
+    rx_data(pac, AT(300), 0, seq, small);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
+    seq += small;
+    before = in_flight(pac);
+    CHECK_PASS(tx(pac, AT(400), 0, seq, 100, ACK, 3));
+    CHECK_IN_FLIGHT(pac, before + small + small + 60);
+
+    CHECK_N_EMITTED(0);
+    end_pac();
+}
+
 /* A peer silent in the middle of an answer gets more dry times
  * (test-pac-control.c, test_dry_waits_mid_answer), but not while PAC holds
  * its ACKs: it may be waiting for them, and its budget may be more than its
@@ -811,11 +852,12 @@ test_request_window_pending(void)
 
     /* Once the peer has answered (500 bytes), a request counts a window
      * again: the rest of the first one will not come; the new one is its
-     * delta plus min(window, previous answer) = 500 + 500. */
+     * delta plus the window, 500 + IW (the peer's first answer says
+     * little of its next: test_first_answer_small()). */
     rx_data(pac, AT(200), 0, 7001, 500);
     CHECK_IN_FLIGHT(pac, IW - 500);
     CHECK_PASS(tx(pac, AT(210), 0, 7501, 100, ACK, 2));
-    CHECK_IN_FLIGHT(pac, 500 + 500 + 41);      /* + the last frame. */
+    CHECK_IN_FLIGHT(pac, 500 + IW);
     PAC_CHECK_EQ(get_stats(pac).request_triggers, 2);
     end_pac();
 }
@@ -1359,6 +1401,7 @@ main(void)
     PAC_RUN_TEST(test_request_small_burst);
     PAC_RUN_TEST(test_short_segment_ends_answer);
     PAC_RUN_TEST(test_answer_sizes_alternate);
+    PAC_RUN_TEST(test_first_answer_small);
     PAC_RUN_TEST(test_no_dry_waits_with_held_acks);
     PAC_RUN_TEST(test_handshake_vm_server);
     PAC_RUN_TEST(test_request_window_pending);
