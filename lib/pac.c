@@ -298,8 +298,9 @@ expected_answer(const struct pac *pac, const struct pac_flow *f)
  * that ends at 'ack' last_resp).  A connection's first answer alone caps
  * nothing: it is often a greeting (the incast client reads each sender's
  * counters, a 56-byte answer, before round 1), and a window counted as 56
- * bytes comes unbudgeted (at 500 Mbit/s / 16 senders, the round-1
- * retransmissions of 8 such connections: median 14 before, 1.5 after). */
+ * bytes comes unbudgeted (at 500 Mbit/s / 16 senders, 8 of which had
+ * answered so: round-1 retransmissions, median of 10 runs, 14 before and
+ * 1.5 after). */
 static uint32_t
 window_estimate(const struct pac *pac, const struct pac_flow *f,
                 const struct pac_held *d)
