@@ -615,6 +615,26 @@ open_with_large_answer(struct pac *pac, uint32_t *seq)
     *seq = rx_large_answer(pac, AT(100), 0, *seq);
 }
 
+/* Flow 0's peer answers 'bytes' from '*seq' on at 'start', in one segment
+ * that ends the answer (the 'ends'-th end PAC has seen), and the VM sends
+ * its next request, packet 'id', 100 us later.  '*added' is what that
+ * request added to in_flight; '*seq' moves past the answer. */
+static void
+short_answer_then_request(struct pac *pac, uint64_t start, uint32_t *seq,
+                          uint32_t bytes, uint64_t ends, int id,
+                          uint64_t *added)
+{
+    uint64_t before;
+
+    *added = 0;
+    rx_data(pac, start, 0, *seq, bytes);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, ends);
+    *seq += bytes;
+    before = in_flight(pac);
+    CHECK_PASS(tx(pac, start + 100, 0, *seq, 100, ACK, id));
+    *added = in_flight(pac) - before;
+}
+
 /* A connection that alternates a large answer and a small one (the incast
  * client reads each sender's counters between two rounds): PAC expects the
  * larger of the last two.  A request after the small one counts a window
@@ -628,8 +648,8 @@ test_answer_sizes_alternate(void)
     const uint32_t clamp = 96000 / 2 / (MSS + WIRE_OVERHEAD) * MSS;
     const uint32_t small = 56;
     struct pac_config cfg;
+    uint64_t added, after;
     struct pac *pac;
-    uint64_t before;
     uint32_t seq;
 
     test_config(&cfg);
@@ -641,22 +661,19 @@ test_answer_sizes_alternate(void)
     open_with_large_answer(pac, &seq);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
-    rx_data(pac, AT(300), 0, seq, small);
-    PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
-    seq += small;
 
     /* The next request lets the peer send its window (the clamp), as
      * large an answer would; it used to count 'small' bytes. */
-    before = in_flight(pac);
-    CHECK_PASS(tx(pac, AT(400), 0, seq, 100, ACK, 3));
-    CHECK_IN_FLIGHT(pac, before + small + clamp);
+    short_answer_then_request(pac, AT(300), &seq, small, 2, 3, &added);
+    PAC_CHECK_EQ(added, small + clamp);
+    after = in_flight(pac);
 
     /* 16 full segments (more than half the window), then a short one: the
      * peer met an edge of the window PAC no longer knows of. */
     rx_data(pac, AT(520), 0, rx_full_segments(pac, AT(500), 0, seq, 16),
             500);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
-    CHECK_IN_FLIGHT(pac, before + small + clamp - (16 * MSS + 500));
+    CHECK_IN_FLIGHT(pac, after - (16 * MSS + 500));
 
     CHECK_N_EMITTED(0);
     end_pac();
@@ -673,8 +690,8 @@ test_first_answer_small(void)
     const uint32_t small = 56;
     struct pac_config cfg;
     struct pac *pac;
-    uint64_t before;
     uint32_t seq = 5001;
+    uint64_t added;
 
     test_config(&cfg);
     pac = make_pac(&cfg);
@@ -682,22 +699,13 @@ test_first_answer_small(void)
 
     open_client_flow(pac, AT(0), 0, MSS);
     CHECK_PASS(tx(pac, AT(20), 0, seq, 100, ACK, 1));
-    rx_data(pac, AT(100), 0, seq, small);
-    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
-    seq += small;
+    short_answer_then_request(pac, AT(100), &seq, small, 1, 2, &added);
+    PAC_CHECK_EQ(added, small + IW);
 
-    before = in_flight(pac);
-    CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
-    CHECK_IN_FLIGHT(pac, before + small + IW);
-
-    /* The second small answer ends; the next request counts it and the
+    /* After the second small answer, the next request counts it and the
      * short frame it ends in (tail_frame_bytes(): 66 * 1404 / 1526). */
-    rx_data(pac, AT(300), 0, seq, small);
-    PAC_CHECK_EQ(get_stats(pac).answer_ends, 2);
-    seq += small;
-    before = in_flight(pac);
-    CHECK_PASS(tx(pac, AT(400), 0, seq, 100, ACK, 3));
-    CHECK_IN_FLIGHT(pac, before + small + small + 60);
+    short_answer_then_request(pac, AT(300), &seq, small, 2, 3, &added);
+    PAC_CHECK_EQ(added, small + small + 60);
 
     CHECK_N_EMITTED(0);
     end_pac();

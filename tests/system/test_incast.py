@@ -23,7 +23,8 @@ from typing import Iterator
 import pytest
 
 from dpdk_env import DpdkUnavailable
-from incast_testbed import PacConfigError, Testbed, TestbedConfig, Workload
+from incast_testbed import (VM_PORT, PacConfigError, Testbed, TestbedConfig,
+                            Workload)
 from ovs_env import TOP, OvsBuild
 
 RATE_MBIT = 100
@@ -84,7 +85,7 @@ def test_plain_ovs_times_out_pac_does_not(bed: Testbed) -> None:
 def test_pmd_ports_plain_ovs_times_out_pac_does_not(pmd_bed: Testbed) -> None:
     """The same with the VM's port and the uplink served by a PMD thread,
     as on an OVS-DPDK hypervisor: PAC then runs on the PMD thread."""
-    assert pmd_bed.ovs.vsctl("get", "Interface", "vm-p", "type") == "dpdk"
+    assert pmd_bed.ovs.vsctl("get", "Interface", VM_PORT, "type") == "dpdk"
     check_pac_tames_incast(pmd_bed)
 
 
@@ -135,7 +136,7 @@ def test_fixed_total_volume_exact(bed: Testbed) -> None:
     # is_short_segment()): 144 answers; the margin allows for Linux
     # coalescing or splitting segments differently.
     assert r.pac["pac_answer_ends"] >= wl.senders, r.pac
-    assert bed.ovs.pac_uuid("vm-p") is None      # Disabled after the run.
+    assert bed.ovs.pac_uuid(VM_PORT) is None      # Disabled after the run.
 
 
 def test_pac_options_take_effect_or_are_refused(bed: Testbed) -> None:
@@ -164,4 +165,4 @@ def test_pac_options_take_effect_or_are_refused(bed: Testbed) -> None:
     finally:
         bed.cfg.pac_other_config = {}
         bed.pac_off()
-    assert bed.ovs.pac_uuid("vm-p") is None
+    assert bed.ovs.pac_uuid(VM_PORT) is None
