@@ -117,9 +117,21 @@ struct pac_flow {
  * lines): what clamp_window needs, the answer before last_resp, and the
  * dry verdicts' (a reclaimed budget, waits).  pac->flow_wnd[i] belongs to
  * pac->flows[i]. */
+/* How many right edges before the newest a flow remembers: a peer sends up
+ * to the edge of the newest ACK that has reached it, and PAC may have let
+ * out newer ones meanwhile.  In captures at 500 Mbit/s / 256 senders, of
+ * the short segments mid-answer that ended at an edge, 99 % ended at one
+ * of the 16 newest that PAC had let out, 88 % at one of the 8 newest, 55 %
+ * at the newest. */
+#define PAC_OLD_EDGES 15
+
 struct pac_flow_wnd {
     uint32_t right_edge;        /* ACK + window of the receiver's last
                                  * segment sent, if PAC_W_EDGE. */
+    uint32_t old_edges[PAC_OLD_EDGES];  /* Earlier distinct right edges,
+                                         * 'n_old_edges' of them, a ring
+                                         * whose next slot is
+                                         * 'old_edge_pos'. */
     uint32_t prev_resp;         /* Size of the response before the
                                  * flow's last_resp. */
     uint32_t reclaimed_end;     /* budget_end when a verdict that the peer
@@ -129,6 +141,8 @@ struct pac_flow_wnd {
     uint8_t vm_wscale;          /* Window scale option of the receiver. */
     uint8_t dry_waits;          /* Dry times the peer's silence mid-answer
                                  * has been given (reclaim_dry()). */
+    uint8_t n_old_edges;
+    uint8_t old_edge_pos;
 };
 
 #define PAC_W_VM_SYN    0x01    /* Receiver's SYN or SYN-ACK seen... */

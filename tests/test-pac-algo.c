@@ -1391,11 +1391,48 @@ test_window_clamp(void)
     end_pac();
 }
 
+/* A window-limited peer's short segment may stop at the edge of an ACK
+ * older than the newest one PAC let out: its data waited in the switch
+ * buffer while PAC let out more.  In a connection's first answer (no
+ * expected size to tell) that segment must not end the answer, while a
+ * short segment at no edge still does. */
+static void
+test_window_edge_older(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t seq;
+
+    test_config(&cfg);
+    cfg.threshold = 20000;
+    cfg.init_window_segs = 30;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    clamped_answer(pac, 500, 71);
+
+    /* The ACK of the whole window offers up to 14089 + 71 * 128 = 23177:
+     * nine full segments and a short one of 88 bytes.  PAC lets out the
+     * ACK of the first two (edge 25177) before the short one arrives. */
+    clamp_ack(pac, AT(210), 0, 14089, 0, 500, 71, 2);
+    for (seq = 14089; seq < 23089; seq += 1000) {
+        rx_data(pac, AT(300), 0, seq, 1000);
+    }
+    clamp_ack(pac, AT(310), 0, 16089, 0, 500, 71, 3);
+    rx_data(pac, AT(320), 0, 23089, 88);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 0);
+
+    /* 100 bytes more, ending at no edge PAC let out: the answer's end. */
+    rx_data(pac, AT(330), 0, 23177, 100);
+    PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
+    end_pac();
+}
+
 int
 main(void)
 {
     PAC_RUN_TEST(test_rx_lowers_in_flight);
     PAC_RUN_TEST(test_window_clamp);
+    PAC_RUN_TEST(test_window_edge_older);
     PAC_RUN_TEST(test_rx_credit_per_flow);
     PAC_RUN_TEST(test_ack_trigger_slow_start);
     PAC_RUN_TEST(test_ack_trigger_congestion_avoidance);
