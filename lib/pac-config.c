@@ -36,7 +36,7 @@ pac_config_init(struct pac_config *cfg)
     cfg->default_mss = 1460;
     cfg->base_rtt_us = 100;
     cfg->lambda_permille = 800;
-    cfg->loss_floor_permille = 850;
+    cfg->loss_floor_permille = 775;
     cfg->clamp_window = true;
     cfg->hash_seed = 0x5ac0ffee;
 }

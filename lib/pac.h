@@ -112,7 +112,7 @@ struct pac_config {
      * 'threshold': each control interval in which data arrives past a gap
      * in its connection (a drop upstream) lowers the threshold's ceiling by
      * 1/16 of 'threshold', down to this; it grows back one MSS per second
-     * without loss.  1000 turns the loss cap off.  [850] */
+     * without loss.  1000 turns the loss cap off.  [775] */
     uint32_t loss_floor_permille;
 
     /* Seed for the flow hash. [0x5ac0ffee] */

@@ -33,7 +33,7 @@ test_config_defaults(void)
     PAC_CHECK_EQ(cfg.default_mss, 1460);
     PAC_CHECK_EQ(cfg.base_rtt_us, 100);
     PAC_CHECK_EQ(cfg.lambda_permille, 800);
-    PAC_CHECK_EQ(cfg.loss_floor_permille, 850);
+    PAC_CHECK_EQ(cfg.loss_floor_permille, 775);
     PAC_CHECK(cfg.hash_seed == UINT64_C(0x5ac0ffee));
 
     PAC_CHECK(pac_config_check(&cfg, err, sizeof err));
