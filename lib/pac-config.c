@@ -38,6 +38,7 @@ pac_config_init(struct pac_config *cfg)
     cfg->lambda_permille = 800;
     cfg->loss_floor_permille = 775;
     cfg->clamp_window = true;
+    cfg->deviation_correction = false;
     cfg->hash_seed = 0x5ac0ffee;
 }
 

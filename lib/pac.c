@@ -1610,7 +1610,7 @@ update_loss_cap(struct pac *pac)
 }
 
 /* Control interval (average RTT): threshold control, eq. (2), deviation
- * correction, eq. (6), and the silence reset. */
+ * correction, eq. (6), if configured, and the silence reset. */
 static void
 end_interval(struct pac *pac)
 {
@@ -1664,7 +1664,8 @@ end_interval(struct pac *pac)
         pac->silent = false;
         /* Eq. (6) reads a drop in throughput as over-estimation; right
          * after a window trigger the drop is the answer's round trip. */
-        if (!gap && pac->bw_smooth > 0 && bw <= pac->bw_smooth * lambda
+        if (pac->cfg.deviation_correction
+            && !gap && pac->bw_smooth > 0 && bw <= pac->bw_smooth * lambda
             && pac->pkt_rate_smooth * dur >= PAC_EQ6_MIN_PKTS
             && pac->in_flight
             && now - pac->last_window_release >= dry_time(pac)) {

@@ -108,6 +108,15 @@ struct pac_config {
     /* Lambda of section III-C, in thousandths.  [800] */
     uint32_t lambda_permille;
 
+    /* The paper's deviation correction, eq. (6): a control interval whose
+     * receive rate falls to lambda of the smoothed rate scales in_flight
+     * down with it.  Off by default: where PAC's control interval is tens
+     * of microseconds (a PMD thread), the rate of one interval is mostly
+     * the datapath's batching, and the correction took the budgets of data
+     * still queued in the switch (docs/benchmarks.md, "Eq. (6) on the PMD
+     * thread").  Dry flows give their budgets back without it.  [false] */
+    bool deviation_correction;
+
     /* Lowest the loss cap takes the threshold, in thousandths of
      * 'threshold': each control interval in which data arrives past a gap
      * in its connection (a drop upstream) lowers the threshold's ceiling by

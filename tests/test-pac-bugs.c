@@ -30,6 +30,7 @@ test_bug_eq6_overshoot(void)
     pac_config_init(&cfg);
     cfg.base_rtt_us = 1000;
     cfg.init_window_segs = 1000;
+    cfg.deviation_correction = true;
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
     CHECK_PASS(request(pac, AT(0), 9, 1, 0));

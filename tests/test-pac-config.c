@@ -34,6 +34,8 @@ test_config_defaults(void)
     PAC_CHECK_EQ(cfg.base_rtt_us, 100);
     PAC_CHECK_EQ(cfg.lambda_permille, 800);
     PAC_CHECK_EQ(cfg.loss_floor_permille, 775);
+    PAC_CHECK(cfg.clamp_window);
+    PAC_CHECK(!cfg.deviation_correction);
     PAC_CHECK(cfg.hash_seed == UINT64_C(0x5ac0ffee));
 
     PAC_CHECK(pac_config_check(&cfg, err, sizeof err));

@@ -314,10 +314,12 @@ mirror_update(struct mirror *m, double bw, uint64_t in_flight_now)
  * receive 'n_per' x 1000 bytes each, then one
  * interval receives 'n_last' x 1000 bytes, 'n_ce' of them CE-marked.
  * Stores in '*expected' what eq. (6) as implemented leaves in_flight at,
- * and in '*corrected' whether it corrects. */
+ * and in '*corrected' whether it corrects ('enabled': whether PAC is
+ * configured to, pac_config's deviation_correction; '*expected' and
+ * '*corrected' say what eq. (6) would do either way). */
 static struct pac *
-correction_run(int n_steady, int n_per, int n_last, int n_ce,
-               uint64_t *expected, bool *corrected)
+correction_run_cfg(bool enabled, int n_steady, int n_per, int n_last,
+                   int n_ce, uint64_t *expected, bool *corrected)
 {
     struct mirror m = { 0, 0 };
     struct pac_config cfg;
@@ -328,6 +330,7 @@ correction_run(int n_steady, int n_per, int n_last, int n_ce,
 
     control_config(&cfg);
     cfg.init_window_segs = 1000;
+    cfg.deviation_correction = enabled;
     pac = make_pac(&cfg);
     if (!pac || tx(pac, AT(0), 9, 1, 100, ACK, 0) != PAC_PASS
         || in_flight(pac) != expect) {
@@ -362,6 +365,15 @@ correction_run(int n_steady, int n_per, int n_last, int n_ce,
     return pac;
 }
 
+/* The same with the correction configured. */
+static struct pac *
+correction_run(int n_steady, int n_per, int n_last, int n_ce,
+               uint64_t *expected, bool *corrected)
+{
+    return correction_run_cfg(true, n_steady, n_per, n_last, n_ce,
+                              expected, corrected);
+}
+
 /* Eq. (6) does not apply within a drain time (lib/pac.c, dry_time()) of
  * a window trigger: a drop in throughput then is the answer's round trip.
  * Here the drop comes 4 ms after the request, dry_time() is 13.6 ms. */
@@ -393,6 +405,23 @@ test_deviation_correction_converged(void)
     PAC_CHECK(corrected);
     CHECK_IN_FLIGHT(pac, expected);
     PAC_CHECK_EQ(get_stats(pac).corrections, 1);
+    end_pac();
+}
+
+/* Off by default (pac_config's deviation_correction): the same drop as in
+ * test_deviation_correction_converged() leaves in_flight as it is. */
+static void
+test_deviation_correction_off(void)
+{
+    uint64_t expected;
+    bool corrected;
+    struct pac *pac;
+
+    pac = correction_run_cfg(false, 20, 10, 7, 0, &expected, &corrected);
+    PAC_CHECK(pac);
+    PAC_CHECK(corrected);               /* By eq. (6), were it on. */
+    CHECK_IN_FLIGHT(pac, 1000 * MSS - 207000);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     end_pac();
 }
 
@@ -848,6 +877,7 @@ main(void)
     PAC_RUN_TEST(test_loss_cap_off);
     PAC_RUN_TEST(test_deviation_not_after_window);
     PAC_RUN_TEST(test_deviation_correction_converged);
+    PAC_RUN_TEST(test_deviation_correction_off);
     PAC_RUN_TEST(test_deviation_correction_alpha);
     PAC_RUN_TEST(test_deviation_no_correction);
     PAC_RUN_TEST(test_deviation_needs_segments);

@@ -70,6 +70,43 @@ static const struct pac_knob pac_knobs[] = {
     PAC_KNOB("loss-floor-permille", loss_floor_permille, 100, 1000),
 };
 
+/* Boolean knobs in PAC:other_config, "true" or "false". */
+struct pac_flag {
+    const char *key;
+    size_t offset;              /* Of a bool in struct pac_config. */
+};
+
+#define PAC_FLAG(KEY, MEMBER) { KEY, offsetof(struct pac_config, MEMBER) }
+
+static const struct pac_flag pac_flags[] = {
+    PAC_FLAG("clamp-window", clamp_window),
+    PAC_FLAG("deviation-correction", deviation_correction),
+};
+
+static uint32_t
+knob_get(const struct pac_config *cfg, const struct pac_knob *knob)
+{
+    return *ALIGNED_CAST(const uint32_t *, (const char *) cfg + knob->offset);
+}
+
+static bool
+flag_get(const struct pac_config *cfg, const struct pac_flag *flag)
+{
+    return *(const bool *) ((const char *) cfg + flag->offset);
+}
+
+/* Returns the flag of PAC:other_config key 'key', or NULL. */
+static const struct pac_flag *
+flag_find(const char *key)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(pac_flags); i++) {
+        if (!strcmp(key, pac_flags[i].key)) {
+            return &pac_flags[i];
+        }
+    }
+    return NULL;
+}
+
 static struct pac_bridge_iface *
 iface_find(const char *name)
 {
@@ -200,14 +237,16 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
 
     struct smap_node *node;
     SMAP_FOR_EACH (node, &row->other_config) {
+        const struct pac_flag *flag = flag_find(node->key);
         const struct pac_knob *knob = NULL;
 
-        if (!strcmp(node->key, "clamp-window")) {
+        if (flag) {
             if (strcmp(node->value, "true") && strcmp(node->value, "false")) {
-                return xasprintf("other_config:clamp-window: \"%s\" is not "
-                                 "true or false", node->value);
+                return xasprintf("other_config:%s: \"%s\" is not "
+                                 "true or false", flag->key, node->value);
             }
-            cfg->clamp_window = !strcmp(node->value, "true");
+            *(bool *) ((char *) cfg + flag->offset)
+                = !strcmp(node->value, "true");
             continue;
         }
 
@@ -243,6 +282,18 @@ pac_config_equal(const struct pac_config *a, const struct pac_config *b)
     if (a->n_levels != b->n_levels) {
         return false;
     }
+    /* Every knob, from the tables: a knob left out here would be parsed
+     * but not applied to a running port. */
+    for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
+        if (knob_get(a, &pac_knobs[i]) != knob_get(b, &pac_knobs[i])) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(pac_flags); i++) {
+        if (flag_get(a, &pac_flags[i]) != flag_get(b, &pac_flags[i])) {
+            return false;
+        }
+    }
     for (uint32_t i = 0; i + 1 < a->n_levels; i++) {
         if (a->level_bytes[i] != b->level_bytes[i]) {
             return false;
@@ -251,15 +302,6 @@ pac_config_equal(const struct pac_config *a, const struct pac_config *b)
     return (a->threshold == b->threshold
             && a->ecn == b->ecn
             && a->max_hold_us == b->max_hold_us
-            && a->max_hold_trigger_us == b->max_hold_trigger_us
-            && a->max_flows == b->max_flows
-            && a->max_held == b->max_held
-            && a->idle_timeout_ms == b->idle_timeout_ms
-            && a->init_window_segs == b->init_window_segs
-            && a->default_mss == b->default_mss
-            && a->base_rtt_us == b->base_rtt_us
-            && a->lambda_permille == b->lambda_permille
-            && a->clamp_window == b->clamp_window
             && a->hash_seed == b->hash_seed);
 }
 
@@ -597,11 +639,11 @@ pac_bridge_format_config(const struct pac_config *cfg, struct ds *s)
     ds_put_format(s, "} ecn=%s max_hold=%"PRIu32,
                   cfg->ecn ? "true" : "false", cfg->max_hold_us);
     for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
-        const struct pac_knob *knob = &pac_knobs[i];
-
-        ds_put_format(s, " %s=%"PRIu32, knob->key,
-                      *ALIGNED_CAST(const uint32_t *,
-                                    (const char *) cfg + knob->offset));
+        ds_put_format(s, " %s=%"PRIu32, pac_knobs[i].key,
+                      knob_get(cfg, &pac_knobs[i]));
     }
-    ds_put_format(s, " clamp-window=%s", cfg->clamp_window ? "true" : "false");
+    for (size_t i = 0; i < ARRAY_SIZE(pac_flags); i++) {
+        ds_put_format(s, " %s=%s", pac_flags[i].key,
+                      flag_get(cfg, &pac_flags[i]) ? "true" : "false");
+    }
 }
