@@ -95,6 +95,18 @@ flag_get(const struct pac_config *cfg, const struct pac_flag *flag)
     return *(const bool *) ((const char *) cfg + flag->offset);
 }
 
+/* Returns the integer knob of PAC:other_config key 'key', or NULL. */
+static const struct pac_knob *
+knob_find(const char *key)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
+        if (!strcmp(key, pac_knobs[i].key)) {
+            return &pac_knobs[i];
+        }
+    }
+    return NULL;
+}
+
 /* Returns the flag of PAC:other_config key 'key', or NULL. */
 static const struct pac_flag *
 flag_find(const char *key)
@@ -238,7 +250,7 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
     struct smap_node *node;
     SMAP_FOR_EACH (node, &row->other_config) {
         const struct pac_flag *flag = flag_find(node->key);
-        const struct pac_knob *knob = NULL;
+        const struct pac_knob *knob;
 
         if (flag) {
             if (strcmp(node->value, "true") && strcmp(node->value, "false")) {
@@ -250,12 +262,7 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
             continue;
         }
 
-        for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
-            if (!strcmp(node->key, pac_knobs[i].key)) {
-                knob = &pac_knobs[i];
-                break;
-            }
-        }
+        knob = knob_find(node->key);
         if (!knob) {
             ds_put_format(warnings, "%sother_config:%s: unknown key, ignored",
                           warnings->length ? "; " : "", node->key);
