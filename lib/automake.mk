@@ -5,11 +5,16 @@ lib_libpac_la_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS)
 lib_libpac_la_SOURCES = \
 	lib/pac.h \
 	lib/pac.c \
+	lib/pac-budget.c \
 	lib/pac-config.c \
+	lib/pac-control.c \
 	lib/pac-flow.c \
 	lib/pac-flow.h \
 	lib/pac-parse.c \
 	lib/pac-parse.h \
 	lib/pac-private.h \
 	lib/pac-queue.c \
-	lib/pac-rr.c
+	lib/pac-rr.c \
+	lib/pac-sched.c \
+	lib/pac-trigger.c \
+	lib/pac-window.c

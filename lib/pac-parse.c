@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-/* Parsing rules and the choices made where the brief left room:
+/* Parsing rules, and the choices made where the RFCs leave room:
  *
  *   - Every length field is checked against the bytes that are actually
  *     there.  The IP length (IPv4 total length, IPv6 40 + payload length) must

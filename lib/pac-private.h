@@ -4,8 +4,13 @@
 #ifndef PAC_PRIVATE_H
 #define PAC_PRIVATE_H 1
 
-/* Internal data structures of libpac, shared by pac.c (the algorithm),
- * pac-flow.c (the flow table) and pac-queue.c (held packets and MLFQ).
+/* Internal data structures of libpac and the functions its files call in
+ * one another.  The files call downward only, in this order (each may call
+ * those below it): pac.c (entry points, flows), pac-sched.c (the release
+ * loop), pac-control.c (the control interval), pac-budget.c (per-flow
+ * budgets and verdicts), pac-trigger.c (triggers and the answer model),
+ * pac-window.c (the window clamp), pac-queue.c (held packets, MLFQ rings),
+ * pac-rr.c (the rings' index), pac-flow.c (the flow table).
  *
  * Everything lives in arrays allocated by pac_create() and is linked by
  * 32-bit indices (PAC_NONE terminates a list), so that the per-packet path
@@ -14,12 +19,36 @@
  * difference, and no flow lives idle longer than 30 minutes). */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pac.h"
 
 #define PAC_NONE UINT32_MAX
+
+#ifndef MIN
+#define MIN(A, B) ((A) < (B) ? (A) : (B))
+#endif
+#ifndef MAX
+#define MAX(A, B) ((A) > (B) ? (A) : (B))
+#endif
+
+#define PAC_STATIC_ASSERT(COND, MSG) _Static_assert(COND, MSG)
+
+/* Frame bytes around a segment's payload: Ethernet 14, IPv4 20, TCP 20,
+ * timestamps option 12.  in_flight and triggers count payload; a switch
+ * buffer holds frames. */
+#define PAC_WIRE_OVERHEAD 66
+
+/* Payload bytes that take as much switch buffer as a bare ACK frame (66
+ * bytes) next to full segments. */
+#define PAC_ACK_FRAME 63
+
+/* Bounds of the control interval (pac-control.c); the longest also bounds
+ * the drain time of dry flows (pac-budget.c). */
+#define PAC_MIN_INTERVAL_US 10
+#define PAC_MAX_INTERVAL_US 100000
 
 /* Returns 'n' zeroed elements of 'size' bytes starting on a cache line
  * (free() frees them), or NULL.  A 128-byte flow then fills exactly two
@@ -68,28 +97,45 @@ pac_zalloc_lines(size_t n, size_t size)
 #define PAC_MSS_VM          0x1
 #define PAC_MSS_PEER        0x2
 
-/* One TCP connection; both directions map here.  "vm" is the receiver. */
+/* One TCP connection; both directions map here.  "vm" is the receiver.
+ *
+ * Two cache lines, the array starting on one (pac_zalloc_lines()): the
+ * first holds what the lookup compares and what decides whether a segment
+ * can pass at once (flags, held packets, level); the second the sequence
+ * state of the algorithm (budget, answers, window model, intervals), which
+ * every segment of a tracked flow then reads.  The state of the window
+ * clamp and of the verdicts sits apart, in pac->flow_wnd[]. */
 struct pac_flow {
+    /* Cache line 0: identity, chains, what a segment checks first. */
     uint8_t vm_addr[16];
     uint8_t peer_addr[16];
     uint16_t vm_port;
     uint16_t peer_port;
     uint32_t hash_next;         /* Bucket chain, or free list. */
-    uint32_t rx_bytes;          /* Payload received (saturating at 2^32 - 1):
-                                 * drives MLFQ demotion. */
+    uint16_t flags;             /* PAC_F_*. */
+    uint16_t mss;
+    uint16_t n_held;
+    uint8_t level : 4;
+    uint8_t slowdowns : 2;      /* Consecutive intervals of BW reduction,
+                                 * up to 2 (all that matters). */
+    uint8_t mss_from : 2;       /* PAC_MSS_*: whose MSS option 'mss' has
+                                 * seen. */
+    uint8_t window_epoch;       /* pac->epoch when a window was counted. */
+    uint32_t last_seen;         /* Time of the last packet, either way. */
+    uint32_t held_head;         /* FIFO of held packets (oldest first). */
     uint32_t rr_prev;           /* Round-robin ring of the flow's level, */
     uint32_t rr_next;           /* while it has held packets. */
-    uint32_t held_head;         /* FIFO of held packets (oldest first). */
+
+    /* Cache line 1: budget, answers, window model, intervals. */
     uint32_t held_tail;
     uint32_t last_ack;          /* ACK number of the last segment sent. */
     uint32_t rcv_nxt;           /* End of the highest segment received. */
-    uint32_t cwnd;              /* Modelled window of the peer; 0: IW. */
-    uint32_t burst_bytes;       /* Bytes of the burst being measured. */
-    uint32_t resp_start;        /* Sequence where the response began. */
-    uint32_t last_resp;         /* Size of the previous response. */
     uint32_t budget_end;        /* Sequence up to which the peer has been
                                  * allowed to send, by released triggers. */
-    uint32_t last_seen;         /* Time of the last packet, either way. */
+    uint32_t resp_start;        /* Sequence where the response began. */
+    uint32_t last_resp;         /* Size of the previous response. */
+    uint32_t cwnd;              /* Modelled window of the peer; 0: IW. */
+    uint32_t burst_bytes;       /* Bytes of the burst being measured. */
     union {
         uint32_t hs_time;       /* During the handshake: when the SYN or
                                  * SYN-ACK went out. */
@@ -98,27 +144,23 @@ struct pac_flow {
     };
     uint32_t out_prev;          /* Outstanding list: flows with triggered */
     uint32_t out_next;          /* data still to come, oldest data first. */
+    uint32_t rx_bytes;          /* Payload received (saturating at 2^32 - 1):
+                                 * drives MLFQ demotion. */
     uint32_t iv_start;          /* Per-flow control interval (III-C). */
     uint32_t iv_bytes;
     uint32_t iv_prev_rate;      /* Bytes per millisecond, last interval. */
     uint32_t rtt_us;            /* Handshake RTT; 0 = not measured. */
-    uint16_t mss;
-    uint16_t n_held;
-    uint16_t flags;             /* PAC_F_*. */
-    uint8_t level : 4;
-    uint8_t slowdowns : 2;      /* Consecutive intervals of BW reduction,
-                                 * up to 2 (all that matters). */
-    uint8_t mss_from : 2;       /* PAC_MSS_*: whose MSS option 'mss' has
-                                 * seen. */
-    uint8_t window_epoch;       /* pac->epoch when a window was counted. */
 };
+
+PAC_STATIC_ASSERT(offsetof(struct pac_flow, held_tail) == 64,
+                  "struct pac_flow: the second part starts a cache line");
+PAC_STATIC_ASSERT(sizeof(struct pac_flow) == 128,
+                  "struct pac_flow fills two cache lines");
 
 /* How many right edges before the newest a flow remembers: a peer sends up
  * to the edge of the newest ACK that has reached it, and PAC may have let
- * out newer ones meanwhile.  In captures at 500 Mbit/s / 256 senders, of
- * the short segments mid-answer that ended at an edge, 99 % ended at one
- * of the 16 newest that PAC had let out, 88-90 % at one of the 8 newest,
- * 53-55 % at the newest. */
+ * out newer ones meanwhile (docs/libpac.md, "Why these defaults", says
+ * why 16 in all). */
 #define PAC_OLD_EDGES 15
 
 /* Per-flow state kept apart like pac_rr_node (a flow fills its two cache
@@ -315,8 +357,99 @@ pac_seq_gt(uint32_t a, uint32_t b)
     return (int32_t) (a - b) > 0;
 }
 
-/* pac.c. */
+/* Per-flow state kept beside the flow table. */
+static inline struct pac_flow_wnd *
+pac_flow_wnd(const struct pac *pac, const struct pac_flow *f)
+{
+    return &pac->flow_wnd[f - pac->flows];
+}
+
+/* The bytes flow 'f's released triggers allowed its peer to send that have
+ * not arrived yet: its share of in_flight (pac-budget.c). */
+static inline uint32_t
+pac_flow_outstanding(const struct pac_flow *f)
+{
+    return ((f->flags & PAC_F_BUDGET) && (f->flags & PAC_F_RCV_BASE)
+            && pac_seq_gt(f->budget_end, f->rcv_nxt)
+            ? f->budget_end - f->rcv_nxt : 0);
+}
+
+/* Where the data that the peer of flow 'f' may have sent ends: the end of
+ * its budget (what released triggers allowed), or what has arrived if
+ * that is further or there is no budget. */
+static inline uint32_t
+pac_allowed_end(const struct pac_flow *f)
+{
+    return ((f->flags & PAC_F_BUDGET) && pac_seq_gt(f->budget_end, f->rcv_nxt)
+            ? f->budget_end : f->rcv_nxt);
+}
+
+/* pac-sched.c: the release loop. */
+void pac_schedule(struct pac *, pac_emit_cb *, void *aux);
+void pac_release_head(struct pac *, uint32_t flow_idx,
+                      enum pac_release_cause, pac_emit_cb *, void *aux);
+void pac_release_flow(struct pac *, uint32_t flow_idx,
+                      enum pac_release_cause, pac_emit_cb *, void *aux);
+void pac_release_oldest(struct pac *, enum pac_release_cause,
+                        pac_emit_cb *, void *aux);
+void pac_release_expired(struct pac *, enum pac_class first,
+                         pac_emit_cb *, void *aux);
+uint64_t pac_hold_deadline(const struct pac *);
+
+/* pac-control.c: the control interval and its filters. */
+void pac_set_now(struct pac *, uint64_t now);
+uint32_t pac_control_interval(const struct pac *);
+void pac_note_ack_delay(struct pac *, uint32_t delay_us);
+void pac_note_rtt(struct pac *, struct pac_flow *);
+void pac_flow_interval(struct pac *, struct pac_flow *, uint32_t bytes);
+
+/* pac-budget.c: per-flow budgets, the outstanding list, verdicts. */
+struct pac_held;
+void pac_account_send(struct pac *, struct pac_flow *,
+                      const struct pac_held *, uint32_t trigger);
+void pac_credit_rx(struct pac *, uint32_t len, uint32_t credited);
+void pac_out_list_update(struct pac *, uint32_t flow_idx, bool data);
 void pac_update_busy(struct pac *, uint32_t flow_idx);
+uint32_t pac_dry_time(const struct pac *);
+void pac_reclaim_dry(struct pac *);
+void pac_reclaim_outstanding(struct pac *, uint32_t flow_idx);
+void pac_reclaim_on_verdict(struct pac *, uint32_t flow_idx);
+void pac_restore_reclaimed(struct pac *, struct pac_flow *,
+                           const struct pac_segment *);
+void pac_note_late_data(struct pac *);
+
+/* pac-trigger.c: triggers and the answer model. */
+uint32_t pac_trigger_bytes(const struct pac *, const struct pac_flow *,
+                           const struct pac_held *);
+bool pac_fits(const struct pac *, uint32_t trigger);
+uint32_t pac_peer_cwnd(const struct pac *, const struct pac_flow *);
+uint32_t pac_ack_delta(const struct pac_flow *, uint32_t ack);
+bool pac_is_dup_ack(const struct pac_flow *, const struct pac_held *);
+bool pac_window_pending(const struct pac *, const struct pac_flow *);
+bool pac_acks_no_new_answer(const struct pac_flow *, uint32_t ack);
+bool pac_repeated_request(const struct pac_flow *, const struct pac_held *);
+uint32_t pac_ack_frame_bytes(const struct pac_flow *,
+                             const struct pac_held *);
+uint32_t pac_answer_size(const struct pac_flow *, uint32_t ack);
+bool pac_answer_unfinished(const struct pac *, const struct pac_flow *);
+uint32_t pac_response_room(const struct pac *, const struct pac_flow *);
+bool pac_is_short_segment(const struct pac_flow *, uint32_t len);
+
+/* pac-window.c: the receive-window clamp and the window's right edges. */
+uint32_t pac_window_cap(const struct pac *, const struct pac_flow *);
+unsigned int pac_window_scale(const struct pac *, const struct pac_flow *);
+void pac_window_note_wscale(struct pac *, uint32_t flow_idx,
+                            const struct pac_segment *, bool vm);
+void pac_window_note_edge(struct pac *, const struct pac_flow *,
+                          const struct pac_held *);
+void pac_window_note_fill(struct pac *, const struct pac_flow *,
+                          uint32_t end);
+bool pac_window_at_edge(const struct pac *, const struct pac_flow *,
+                        uint32_t end);
+bool pac_window_may_fill(const struct pac *, const struct pac_flow *,
+                         uint32_t len);
+void pac_window_clamp(struct pac *, const struct pac_flow *,
+                      struct pac_segment *);
 
 /* pac-flow.c; its per-packet lookups are inline in pac-flow.h. */
 bool pac_flow_table_init(struct pac *);
@@ -327,6 +460,20 @@ uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
 void pac_flow_remove(struct pac *, uint32_t idx);
 uint32_t pac_flow_pick_victim(struct pac *);
 
+/* pac-queue.c.  Pushing and unlinking may change whether a flow is busy:
+ * the caller then calls pac_update_busy(). */
+bool pac_queue_init(struct pac *);
+void pac_queue_free(struct pac *);
+uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
+                        uint8_t kind, uint8_t flags,
+                        uint32_t ack, uint32_t payload_len);
+uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
+void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
+                      uint32_t h);
+void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);
+int pac_queue_top_level(const struct pac *);
+enum pac_class pac_held_class(const struct pac_held *);
+
 /* pac-rr.c.  A level's ring is indexed while it has more than
  * PAC_RR_INDEX_ON flows, and until it has fewer than PAC_RR_INDEX_OFF: a
  * short ring is walked faster than an index is kept up to date. */
@@ -336,17 +483,39 @@ uint32_t pac_flow_pick_victim(struct pac *);
 #ifndef PAC_RR_INDEX_OFF
 #define PAC_RR_INDEX_OFF 32
 #endif
+
+/* A flow's head as the ring index sees it (pac_rr_keys_fn computes them,
+ * pac-sched.c): the head matches a query whose 'bits' share one of 'bits',
+ * or whose 'out_below' exceeds 'out', or whose 'mss_upto' is at least
+ * 'mss'. */
+struct pac_rr_keys {
+    uint8_t bits;               /* PAC_RR_*. */
+    uint32_t out;
+    uint32_t mss;
+};
+typedef void pac_rr_keys_fn(const struct pac *, uint32_t flow_idx,
+                            struct pac_rr_keys *);
+
+/* Looks for flows whose heads match a query, in ring order from a level's
+ * cursor, whether the ring is indexed or walked (pac_rr_iter_init()). */
+struct pac_rr_iter {
+    int level;
+    uint32_t next;              /* The flow to look at next. */
+    uint32_t left;              /* Flows left to look at. */
+    pac_rr_keys_fn *keys;
+};
+
+bool pac_rr_init(struct pac *);
+void pac_rr_free(struct pac *);
 void pac_rr_build(struct pac *, int level);
 void pac_rr_trim(struct pac *);
-uint32_t pac_rr_size(const struct pac *, int level);
-uint32_t pac_rr_rank(const struct pac *, uint32_t flow_idx);
 void pac_rr_insert(struct pac *, uint32_t flow_idx, uint32_t before);
 void pac_rr_remove(struct pac *, uint32_t flow_idx);
-void pac_rr_set_keys(struct pac *, uint32_t flow_idx, uint8_t bits,
-                     uint32_t out, uint32_t mss);
-uint32_t pac_rr_find(const struct pac *, int level, uint32_t start,
-                     uint32_t skip, uint32_t n, const struct pac_rr_query *,
-                     uint32_t *offsetp);
+void pac_rr_mark_all(struct pac *);
+void pac_rr_iter_init(struct pac_rr_iter *, const struct pac *, int level,
+                      uint32_t n, pac_rr_keys_fn *);
+uint32_t pac_rr_iter_next(struct pac *, struct pac_rr_iter *,
+                          const struct pac_rr_query *);
 
 /* Lists flow 'idx' on pac->rr_dirty, once. */
 static inline void
@@ -374,18 +543,5 @@ pac_rr_mark(struct pac *pac, uint32_t idx)
         pac_rr_mark_dirty(pac, idx);
     }
 }
-
-/* pac-queue.c. */
-bool pac_queue_init(struct pac *);
-void pac_queue_free(struct pac *);
-uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
-                        uint8_t kind, uint8_t flags,
-                        uint32_t ack, uint32_t payload_len);
-uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
-void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
-                      uint32_t h);
-void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);
-int pac_queue_top_level(const struct pac *);
-enum pac_class pac_held_class(const struct pac_held *);
 
 #endif /* pac-private.h */

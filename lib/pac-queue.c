@@ -14,7 +14,10 @@
  *     round-robin ring of its level, and the scheduler serves the head packet
  *     of the ring's current flow, one packet per turn.
  * The MLFQ thus queues flows, not packets: a flow's packets all share the
- * flow's level and move with it when it is demoted or promoted. */
+ * flow's level and move with it when it is demoted or promoted.
+ *
+ * Which packet goes next is the scheduler's (pac-sched.c); this file only
+ * keeps the lists, and a long ring's index in step (pac-rr.c). */
 
 #include <stdlib.h>
 #include "pac-private.h"
@@ -25,13 +28,9 @@ pac_queue_init(struct pac *pac)
     uint32_t n = pac->cfg.max_held;
 
     pac->held = pac_zalloc_lines(n, sizeof *pac->held);
-    pac->rr_nodes = pac_zalloc_lines(pac->cfg.max_flows,
-                                     sizeof *pac->rr_nodes);
-    pac->rr_dirty = calloc(pac->cfg.max_flows, sizeof *pac->rr_dirty);
-    if (!pac->held || !pac->rr_nodes || !pac->rr_dirty) {
+    if (!pac->held) {
         return false;
     }
-    pac->n_rr_dirty = 0;
     for (uint32_t i = 0; i < n; i++) {
         pac->held[i].flow_next = i + 1 < n ? i + 1 : PAC_NONE;
     }
@@ -42,8 +41,6 @@ pac_queue_init(struct pac *pac)
     }
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->rr_cursor[l] = PAC_NONE;
-        pac->tr_root[l] = PAC_NONE;
-        pac->rr_indexed[l] = false;
         pac->rr_n_flows[l] = 0;
         pac->n_held_level[l] = 0;
     }
@@ -55,10 +52,6 @@ pac_queue_free(struct pac *pac)
 {
     free(pac->held);
     pac->held = NULL;
-    free(pac->rr_nodes);
-    pac->rr_nodes = NULL;
-    free(pac->rr_dirty);
-    pac->rr_dirty = NULL;
 }
 
 enum pac_class
@@ -190,7 +183,6 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
     }
     f->held_tail = h;
     f->n_held++;
-    pac_update_busy(pac, flow_idx);
 
     pac->n_held++;
     pac->n_held_level[f->level]++;
@@ -227,7 +219,6 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
     if (!f->n_held) {
         ring_remove(pac, flow_idx);
     }
-    pac_update_busy(pac, flow_idx);
     p->flow_next = pac->held_free;
     pac->held_free = h;
 }

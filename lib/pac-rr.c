@@ -1,25 +1,28 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Search index of the MLFQ round-robin rings.
+/* The index of the MLFQ round-robin rings: the next matching flow from a
+ * cursor in O(log n).
  *
  * The scheduler serves the first flow, in ring order from a level's cursor,
- * whose head is eligible (see schedule_one() in pac.c).  With many flows
- * holding packets most of them are not eligible, and walking the ring to
- * the first one that is made every packet cost O(flows holding).  So each
- * level's ring is mirrored by a treap ordered like the ring (a ring cut
- * anywhere: ranks count from an arbitrary flow, and a cyclic range of ranks
- * stands for a stretch of the ring).  Each flow carries keys that say when
- * its head is eligible (pac.c computes them, see pac_rr_set_keys()), and
- * each subtree the combination of its flows' keys, so that the first
- * eligible flow at or after a rank is found in O(log n).
+ * whose head is eligible (pac-sched.c).  With many flows holding packets
+ * most of them are not eligible, and walking the ring to the first one
+ * that is would make every packet cost O(flows holding).  So a long ring
+ * (more than PAC_RR_INDEX_ON flows) is mirrored by a treap ordered like the
+ * ring (a ring cut anywhere: ranks count from an arbitrary flow, and a
+ * cyclic range of ranks stands for a stretch of the ring).  Each flow
+ * carries keys that say when its head is eligible (struct pac_rr_keys,
+ * computed by the scheduler's pac_rr_keys_fn), and each subtree the
+ * combination of its flows' keys, so that the first flow at or after a
+ * rank that matches a query is found in O(log n).
  *
- * Only long rings are indexed (see PAC_RR_INDEX_ON); the scheduler walks
- * the others.
+ * pac_rr_iter_next() hides whether a ring is indexed: a short ring is
+ * walked, its flows' keys computed as they are visited, and the visit order
+ * and the matches are the same either way.
  *
  * The keys depend only on the flow's own state and pac->epoch.  Code that
- * changes them marks the flow (pac_rr_mark()); pac.c recomputes the keys of
- * marked flows before it searches (rr_flush() there). */
+ * changes them marks the flow (pac_rr_mark()); the keys of marked flows are
+ * recomputed before each search of an index. */
 
 #include <stdlib.h>
 #include "pac-private.h"
@@ -93,15 +96,32 @@ prio(uint32_t x)
     return x;
 }
 
-uint32_t
-pac_rr_size(const struct pac *pac, int level)
+bool
+pac_rr_init(struct pac *pac)
 {
-    return node_size(pac, pac->tr_root[level]);
+    pac->rr_nodes = pac_zalloc_lines(pac->cfg.max_flows,
+                                     sizeof *pac->rr_nodes);
+    pac->rr_dirty = calloc(pac->cfg.max_flows, sizeof *pac->rr_dirty);
+    pac->n_rr_dirty = 0;
+    for (int l = 0; l < PAC_MAX_LEVELS; l++) {
+        pac->tr_root[l] = PAC_NONE;
+        pac->rr_indexed[l] = false;
+    }
+    return pac->rr_nodes && pac->rr_dirty;
+}
+
+void
+pac_rr_free(struct pac *pac)
+{
+    free(pac->rr_nodes);
+    pac->rr_nodes = NULL;
+    free(pac->rr_dirty);
+    pac->rr_dirty = NULL;
 }
 
 /* Returns the rank of flow 'idx' in the treap of its level. */
-uint32_t
-pac_rr_rank(const struct pac *pac, uint32_t idx)
+static uint32_t
+rr_rank(const struct pac *pac, uint32_t idx)
 {
     uint32_t rank = node_size(pac, pac->rr_nodes[idx].tr_left);
 
@@ -250,17 +270,52 @@ pac_rr_trim(struct pac *pac)
 }
 
 /* Sets the keys of flow 'idx', which is in a treap. */
-void
-pac_rr_set_keys(struct pac *pac, uint32_t idx, uint8_t bits,
-                uint32_t out, uint32_t mss)
+static void
+set_keys(struct pac *pac, uint32_t idx, const struct pac_rr_keys *k)
 {
     struct pac_rr_node *f = &pac->rr_nodes[idx];
 
-    if (f->tr_bits != bits || f->tr_out != out || f->tr_mss != mss) {
-        f->tr_bits = bits;
-        f->tr_out = out;
-        f->tr_mss = mss;
+    if (f->tr_bits != k->bits || f->tr_out != k->out || f->tr_mss != k->mss) {
+        f->tr_bits = k->bits;
+        f->tr_out = k->out;
+        f->tr_mss = k->mss;
         pull_up(pac, idx);
+    }
+}
+
+/* Brings the keys of every marked flow that is in an index up to date. */
+static void
+flush(struct pac *pac, pac_rr_keys_fn *keys)
+{
+    while (pac->n_rr_dirty) {
+        uint32_t idx = pac->rr_dirty[--pac->n_rr_dirty];
+        struct pac_flow *f = &pac->flows[idx];
+
+        f->flags &= ~PAC_F_RR_DIRTY;
+        if ((f->flags & PAC_F_IN_USE) && f->n_held
+            && pac->rr_indexed[f->level]) {
+            struct pac_rr_keys k;
+
+            keys(pac, idx, &k);
+            set_keys(pac, idx, &k);
+        }
+    }
+}
+
+/* Marks every flow that holds packets (their keys depend on pac->epoch). */
+void
+pac_rr_mark_all(struct pac *pac)
+{
+    for (int level = 0; level < PAC_MAX_LEVELS; level++) {
+        uint32_t first = pac->rr_cursor[level];
+        uint32_t idx = first;
+
+        if (idx != PAC_NONE) {
+            do {
+                pac_rr_mark(pac, idx);
+                idx = pac->flows[idx].rr_next;
+            } while (idx != first);
+        }
     }
 }
 
@@ -305,16 +360,16 @@ find(const struct pac *pac, uint32_t t, uint32_t base, uint32_t lo,
 }
 
 /* Returns the first flow of 'level' that matches 'q' among the 'n' flows
- * that follow, in ring order, the first 'skip' flows from the flow of rank
- * 'start' (itself included), or PAC_NONE.  Its distance from 'start' goes
- * into '*offsetp'.  'skip + n' must not exceed the treap's size. */
-uint32_t
-pac_rr_find(const struct pac *pac, int level, uint32_t start, uint32_t skip,
-            uint32_t n, const struct pac_rr_query *q, uint32_t *offsetp)
+ * that follow, in ring order, the flow of rank 'start' (itself included),
+ * or PAC_NONE.  Its distance from 'start' goes into '*offsetp'.  'n' must
+ * not exceed the treap's size. */
+static uint32_t
+rr_find(const struct pac *pac, int level, uint32_t start, uint32_t n,
+        const struct pac_rr_query *q, uint32_t *offsetp)
 {
     uint32_t root = pac->tr_root[level];
     uint32_t size = node_size(pac, root);
-    uint32_t lo = start + skip;
+    uint32_t lo = start;
     uint32_t hi = lo + n;
     uint32_t rank;
     uint32_t x;
@@ -334,4 +389,55 @@ pac_rr_find(const struct pac *pac, int level, uint32_t start, uint32_t skip,
         *offsetp = rank >= start ? rank - start : rank + size - start;
     }
     return x;
+}
+
+/* Starts a look at the 'n' flows of 'level' (at most the flows on its ring)
+ * that follow its cursor in ring order, the cursor's flow first.  'keys'
+ * computes a flow's keys. */
+void
+pac_rr_iter_init(struct pac_rr_iter *it, const struct pac *pac, int level,
+                 uint32_t n, pac_rr_keys_fn *keys)
+{
+    it->level = level;
+    it->next = pac->rr_cursor[level];
+    it->left = it->next == PAC_NONE ? 0 : n;
+    it->keys = keys;
+}
+
+/* Returns the next flow of the look whose head matches 'q', or PAC_NONE if
+ * none is left; the look goes on after it.  Between two calls the caller
+ * may release the packets of the flow it got, not of others. */
+uint32_t
+pac_rr_iter_next(struct pac *pac, struct pac_rr_iter *it,
+                 const struct pac_rr_query *q)
+{
+    if (pac->rr_indexed[it->level]) {
+        uint32_t offset, idx;
+
+        flush(pac, it->keys);
+        if (!it->left) {
+            return PAC_NONE;
+        }
+        idx = rr_find(pac, it->level, rr_rank(pac, it->next), it->left, q,
+                      &offset);
+        if (idx == PAC_NONE) {
+            it->left = 0;
+        } else {
+            it->left -= offset + 1;
+            it->next = pac->flows[idx].rr_next;
+        }
+        return idx;
+    }
+    while (it->left) {
+        uint32_t idx = it->next;
+        struct pac_rr_keys k;
+
+        it->keys(pac, idx, &k);
+        it->next = pac->flows[idx].rr_next;
+        it->left--;
+        if (match(q, k.bits, k.out, k.mss)) {
+            return idx;
+        }
+    }
+    return PAC_NONE;
 }

@@ -1,0 +1,404 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Per-flow budgets: in_flight as the sum of what each flow still owes.
+ *
+ * A released trigger extends its flow's budget, budget_end, the sequence
+ * number up to which the peer may send (pac_account_send()); data that
+ * arrives uses it up (pac_credit_rx(): eq. (5), per flow).  in_flight is
+ * the sum of the flows' outstanding bytes (budget_end - rcv_nxt) plus an
+ * unattributed part (triggers of flows that have received nothing yet,
+ * bare-ACK frames).  Flows with outstanding bytes are on the outstanding
+ * list, silent longest first.  A verdict that a peer has sent all it will
+ * (silent for the drain time, pac_reclaim_dry(); or a short segment, in
+ * pac.c) takes its outstanding bytes back; new data of the same answer
+ * proves the verdict wrong and restores them (pac_restore_reclaimed()).
+ * A flow is busy while it has outstanding bytes or PAC holds its ACKs;
+ * admission counts busy flows (pac-sched.c). */
+
+#include "pac-private.h"
+
+/* A flow whose triggered data stops arriving for this long (at least; see
+ * pac_dry_time()) has finished its answer: what it was allowed but did not
+ * send leaves in_flight. */
+#define PAC_DRY_MIN_US 500
+
+/* Data may reach PAC late: the datapath may not poll its port, or the host
+ * may not deliver to it, for milliseconds, while the bottleneck keeps
+ * sending.  Silences shorter than the longest such delay seen are not
+ * taken as silence (see pac_note_late_data()).  Gaps longer than this are
+ * not delivery delays. */
+#define PAC_LATE_MAX_US 8000
+
+/* A peer asked by a window trigger that has not answered at all is given
+ * this many times longer than a dry flow before its window is reclaimed
+ * (it may think before answering). */
+#define PAC_PENDING_DRY_FACTOR 16
+
+/* A peer silent in the middle of an answer that PAC expects to go on
+ * (pac_answer_unfinished()) is given this many more dry times before its
+ * window is reclaimed, unless it may be waiting for ACKs. */
+#define PAC_UNFINISHED_DRY_WAITS 3
+
+static void
+out_list_remove(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    if (f->out_prev != PAC_NONE) {
+        pac->flows[f->out_prev].out_next = f->out_next;
+    } else {
+        pac->out_head = f->out_next;
+    }
+    if (f->out_next != PAC_NONE) {
+        pac->flows[f->out_next].out_prev = f->out_prev;
+    } else {
+        pac->out_tail = f->out_prev;
+    }
+    f->out_prev = f->out_next = PAC_NONE;
+    f->flags &= ~PAC_F_ON_OUT_LIST;
+    pac->n_outstanding--;
+    pac_update_busy(pac, idx);
+}
+
+static void
+out_list_append(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    f->last_data = (uint32_t) pac->now;
+    f->out_next = PAC_NONE;
+    f->out_prev = pac->out_tail;
+    if (pac->out_tail != PAC_NONE) {
+        pac->flows[pac->out_tail].out_next = idx;
+    } else {
+        pac->out_head = idx;
+    }
+    pac->out_tail = idx;
+    f->flags |= PAC_F_ON_OUT_LIST;
+    pac->n_outstanding++;
+    pac_update_busy(pac, idx);
+}
+
+/* Restarts the clock of flow 'idx', which stays on the list: it goes to
+ * the tail (data arrived, or pac_reclaim_dry() gives it more time).  Neither
+ * the list's count nor the flow's busy state changes, so unlike a removal
+ * and an append, this touches only the flow and its neighbours (on every
+ * data segment). */
+static void
+out_list_move_to_tail(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    f->last_data = (uint32_t) pac->now;
+    if (pac->out_tail == idx) {
+        return;
+    }
+    if (f->out_prev != PAC_NONE) {
+        pac->flows[f->out_prev].out_next = f->out_next;
+    } else {
+        pac->out_head = f->out_next;
+    }
+    pac->flows[f->out_next].out_prev = f->out_prev;
+    f->out_next = PAC_NONE;
+    f->out_prev = pac->out_tail;
+    pac->flows[pac->out_tail].out_next = idx;
+    pac->out_tail = idx;
+}
+
+/* Whether PAC holds ACKs of flow 'f' (its head is an ACK). */
+static bool
+holds_acks(const struct pac *pac, const struct pac_flow *f)
+{
+    return f->n_held && pac->held[f->held_head].kind == PAC_K_ACK;
+}
+
+/* Whether the peer of flow 'f' may be waiting for ACKs: PAC holds some, or
+ * data arrived that no ACK sent to the peer acknowledges yet (the receiver
+ * has not answered it, or its ACK has not reached PAC: on a busy host,
+ * milliseconds).  Such a peer's silence says nothing about whether it is
+ * done: it may be limited by its window or its congestion window. */
+static bool
+peer_may_wait_for_acks(const struct pac *pac, const struct pac_flow *f)
+{
+    return (holds_acks(pac, f)
+            || ((f->flags & PAC_F_ACK_BASE) && (f->flags & PAC_F_RCV_BASE)
+                && pac_seq_gt(f->rcv_nxt, f->last_ack)));
+}
+
+/* A flow is busy while its peer is answering (it has outstanding bytes) or
+ * waits for ACKs that PAC holds.  A flow whose head is a window trigger is
+ * not busy: it waits to be started. */
+void
+pac_update_busy(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    bool busy = ((f->flags & PAC_F_ON_OUT_LIST)
+                 || holds_acks(pac, f));
+
+    if (busy != !!(f->flags & PAC_F_BUSY)) {
+        f->flags ^= PAC_F_BUSY;
+        pac_rr_mark(pac, idx);
+        if (busy) {
+            pac->n_busy++;
+        } else {
+            pac->n_busy--;
+        }
+    }
+}
+
+/* Puts flow 'idx' on, or takes it off, the outstanding list after its budget
+ * or rcv_nxt changed.  'data' says data just arrived (restarts its clock). */
+void
+pac_out_list_update(struct pac *pac, uint32_t idx, bool data)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    bool listed = f->flags & PAC_F_ON_OUT_LIST;
+
+    if (!pac_flow_outstanding(f)) {
+        if (listed) {
+            out_list_remove(pac, idx);
+        }
+    } else if (!listed) {
+        out_list_append(pac, idx);
+    } else if (data) {
+        out_list_move_to_tail(pac, idx);
+    }
+}
+
+/* How long triggered data may take to arrive: a few base RTTs plus the time
+ * the bottleneck needs to drain a threshold's worth of data (at the highest
+ * rate seen: the current rate falls exactly when flows go dry). */
+uint32_t
+pac_dry_time(const struct pac *pac)
+{
+    uint64_t t = 4 * (uint64_t) pac->min_rtt_us;
+
+    if (pac->bw_max > 0) {
+        t += MIN((uint64_t) (pac->threshold / pac->bw_max),
+                 PAC_MAX_INTERVAL_US);
+    } else {
+        t += PAC_DRY_MIN_US;
+    }
+    return MAX(t, PAC_DRY_MIN_US);
+}
+
+/* A flow sent new data that PAC had stopped expecting: its triggered bytes
+ * had been reclaimed as dry, or reset after a silence.  If PAC had seen no
+ * data from any flow before it, for a spell short enough to be a delivery
+ * delay (the bottleneck kept sending while PAC saw nothing), PAC's next
+ * silence reset waits longer than that.  A gap of one flow's data while
+ * others kept arriving is not delivery (the flow waited for its ACKs, or
+ * sent unasked), nor is a long spell.  The drain time of dry flows stays
+ * as it is: a flow silent while others' data arrives is not late, and
+ * waiting that long for every dry flow would idle the bottleneck where
+ * most dry verdicts are right. */
+void
+pac_note_late_data(struct pac *pac)
+{
+    uint64_t silence = pac->now - pac->last_rx_data;
+
+    if (silence >= PAC_DRY_MIN_US && silence <= PAC_LATE_MAX_US) {
+        pac->stats.late_data++;
+        pac->late_us = MAX(pac->late_us, silence);
+    }
+}
+
+/* Eq. (5), per flow: received data lowers in_flight by what it delivers of
+ * its flow's outstanding bytes ('credited', which exceeds 'len' when a
+ * retransmission fills a hole).  Data nobody asked for, and bare ACKs (see
+ * pac_ack_frame_bytes()), lower only the part of in_flight no flow accounts
+ * for, so that they never cancel the triggers of other flows. */
+void
+pac_credit_rx(struct pac *pac, uint32_t len, uint32_t credited)
+{
+    uint32_t rest = len > credited ? len - credited : PAC_ACK_FRAME * !len;
+    uint64_t other = MIN(pac->unattributed, rest);
+
+    pac->unattributed -= other;
+    pac->in_flight -= MIN(pac->in_flight, credited + other);
+}
+
+/* Takes flow 'idx's outstanding bytes out of in_flight. */
+void
+pac_reclaim_outstanding(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    uint32_t out = pac_flow_outstanding(f);
+
+    pac->in_flight -= MIN(pac->in_flight, out);
+    f->budget_end = f->rcv_nxt;
+    pac_rr_mark(pac, idx);
+    if (f->flags & PAC_F_ON_OUT_LIST) {
+        out_list_remove(pac, idx);
+    }
+}
+
+/* Takes flow 'idx's outstanding bytes out of in_flight on a verdict that
+ * its peer has sent all it will: it went dry, or sent a short segment.
+ * Where they ended is kept, for pac_restore_reclaimed(). */
+void
+pac_reclaim_on_verdict(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    if (pac_flow_outstanding(f)) {
+        w->reclaimed_end = f->budget_end;
+        w->bits |= PAC_W_RECLAIMED;
+    }
+    pac_reclaim_outstanding(pac, idx);
+}
+
+/* A verdict that the peer of flow 'f' had sent all was wrong if it sends
+ * new data of the same answer before PAC gives it another trigger: the
+ * peer was only late (its ACKs, or its data, waited in a queue or for a
+ * CPU).  What the verdict took was then still coming: it counts again,
+ * less what arrived. */
+void
+pac_restore_reclaimed(struct pac *pac, struct pac_flow *f,
+                      const struct pac_segment *seg)
+{
+    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    if (!(w->bits & PAC_W_RECLAIMED) || !seg->payload_len
+        || !(f->flags & PAC_F_RCV_BASE)
+        || !pac_seq_gt(seg->seq + seg->payload_len, f->rcv_nxt)) {
+        return;
+    }
+    w->bits &= ~PAC_W_RECLAIMED;
+    if (!pac_seq_gt(w->reclaimed_end, f->rcv_nxt)) {
+        return;
+    }
+    pac->in_flight += w->reclaimed_end - f->rcv_nxt;
+    f->budget_end = w->reclaimed_end;
+    f->flags |= PAC_F_BUDGET;
+    pac->stats.reclaims_undone++;
+}
+
+void
+pac_reclaim_dry(struct pac *pac)
+{
+    uint32_t limit = pac_dry_time(pac);
+    uint32_t idx;
+
+    while ((idx = pac->out_head) != PAC_NONE
+           && pac_elapsed32(pac->now, pac->flows[idx].last_data) >= limit) {
+        struct pac_flow *f = &pac->flows[idx];
+
+        if (pac_window_pending(pac, f)
+            && pac_elapsed32(pac->now, f->iv_start)
+               < PAC_PENDING_DRY_FACTOR * limit) {
+            /* Asked, but not answered yet: the peer may take its time to
+             * think (iv_start is when it was asked, pac_account_send()). */
+            out_list_move_to_tail(pac, idx);
+            continue;
+        }
+        if (pac_answer_unfinished(pac, f) && !peer_may_wait_for_acks(pac, f)
+            && pac_flow_wnd(pac, f)->dry_waits < PAC_UNFINISHED_DRY_WAITS) {
+            /* Not if the peer may be waiting for ACKs: its budget may then
+             * be more than its window allows. */
+            pac_flow_wnd(pac, f)->dry_waits++;
+            pac->stats.dry_waits++;
+            out_list_move_to_tail(pac, idx);
+            continue;
+        }
+        pac->stats.dry_reclaims++;
+        pac->stats.dry_bytes += pac_flow_outstanding(f);
+        pac_reclaim_on_verdict(pac, idx);
+
+        /* A peer that has an ACK for all its data and still sends nothing
+         * is done: ACKs it gets later trigger nothing.  One that may be
+         * waiting for ACKs is not marked: they go out as usual, with their
+         * triggers, now that the flow owes nothing: marked dry, its held
+         * ACKs would go out with no trigger, and the window they let loose
+         * would come uncounted. */
+        pac_rr_mark(pac, idx);
+        if (!peer_may_wait_for_acks(pac, f)) {
+            f->flags |= PAC_F_DRY;
+        }
+    }
+}
+
+/* Accounts for segment 'd' of flow 'f' leaving now with 'trigger'. */
+void
+pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
+                 uint32_t trigger)
+{
+    uint32_t delta = pac_ack_delta(f, d->ack);
+    uint32_t frame = pac_ack_frame_bytes(f, d);
+    bool pending = pac_window_pending(pac, f);
+    bool repeated = pac_repeated_request(f, d);
+
+    pac_rr_mark(pac, f - pac->flows);
+    pac_window_note_edge(pac, f, d);
+    if (d->kind == PAC_K_REQUEST && !pending && !repeated) {
+        /* The peer is idle: whatever the previous answer left unsent
+         * will not come. */
+        pac_reclaim_outstanding(pac, f - pac->flows);
+    }
+    pac->in_flight += trigger;
+    pac->unattributed += frame;
+    trigger -= frame;
+    if (delta) {
+        /* The window model feeds the triggers of requests, where too small
+         * a guess overflows the buffer: it grows as in slow start whatever
+         * phase eq. (3) assumes (an upper bound of the peer's window). */
+        if (!(d->flags & PAC_H_ECE)) {
+            f->cwnd = MIN(pac_peer_cwnd(pac, f) + MAX(delta, f->mss),
+                          pac_window_cap(pac, f));
+        }
+        f->last_ack = d->ack;
+    }
+    if (trigger && (f->flags & PAC_F_RCV_BASE)) {
+        f->budget_end = pac_allowed_end(f) + trigger;
+        f->flags |= PAC_F_BUDGET;
+        pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
+    } else {
+        /* Nothing received on the flow yet, so no sequence number to
+         * attach the trigger to. */
+        pac->unattributed += trigger;
+    }
+    if (d->kind != PAC_K_ACK) {
+        f->flags &= ~PAC_F_DRY;
+        pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
+        pac->last_window_release = pac->now;
+    }
+    if (d->kind != PAC_K_ACK && !repeated) {
+        if (!pending) {
+            f->flags |= PAC_F_MEASURING;
+            f->burst_bytes = 0;
+            f->window_epoch = pac->epoch;
+            f->iv_start = (uint32_t) pac->now;
+        }
+        if (d->kind == PAC_K_REQUEST) {
+            /* A new answer starts where the receiver's ACK stands. */
+            uint32_t answer = pac_answer_size(f, d->ack);
+
+            if (answer) {
+                pac_flow_wnd(pac, f)->prev_resp = f->last_resp;
+                f->last_resp = answer;
+            }
+            f->resp_start = d->ack;
+            f->flags |= PAC_F_IN_RESP;
+        }
+        if (d->kind == PAC_K_HANDSHAKE) {
+            pac->stats.handshake_triggers++;
+            if (f->flags & PAC_F_SYNACK_SENT) {
+                f->hs_time = (uint32_t) pac->now;
+            }
+        } else {
+            pac->stats.request_triggers++;
+        }
+    } else if (delta && (f->flags & PAC_F_MEASURING) && f->burst_bytes) {
+        /* The peer sent 'burst_bytes' before it could see any ACK: a lower
+         * bound of its window. */
+        f->cwnd = MIN(MAX(pac_peer_cwnd(pac, f), f->burst_bytes),
+                      pac_window_cap(pac, f));
+        f->flags &= ~PAC_F_MEASURING;
+    }
+    /* The flow's dry clock runs from the later of its last data and the
+     * last trigger PAC gave its peer: time PAC held the peer's ACKs is not
+     * the peer's silence. */
+    pac_out_list_update(pac, f - pac->flows, trigger > 0);
+}

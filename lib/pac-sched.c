@@ -1,0 +1,406 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Algorithm 1's release loop (paper, lines 9-14): which held packet goes
+ * next.
+ *
+ * pac_schedule() serves the MLFQ one packet at a time: from the highest
+ * level that has an eligible head, the first eligible flow from the level's
+ * round-robin cursor; its head goes if its trigger fits under the
+ * threshold, and the cursor moves to the next flow (per-packet round
+ * robin).  A head that does not fit stops the loop, strict as in the paper,
+ * with two exceptions for packets whose data in_flight already counts:
+ * heads that trigger nothing go (release_free()), and ACKs that only
+ * finish an answer of known size may pass a window trigger that waits.
+ * Eligibility has one definition: a head's keys (head_keys()) matched
+ * against the instance's totals (eligible_query()).  Heads past their hold
+ * bound go out of turn (pac_release_expired()), and at the held-packet cap
+ * the head that has waited longest goes (pac_release_oldest()). */
+
+#include "pac-private.h"
+
+/* The least window, in segments, that PAC wants each busy peer to have:
+ * it admits at most threshold / (PAC_MIN_FLOW_WINDOW * MSS) busy peers. */
+#define PAC_MIN_FLOW_WINDOW 4
+
+/* Flows looked at, in all, for heads that trigger nothing while the
+ * scheduler waits (see release_free()). */
+#define PAC_FREE_LOOKAHEAD 256
+
+/* A safety bound on the flows the scheduler visits per level to find an
+ * eligible one; normally it looks at a ring once at most. */
+#define PAC_RR_LOOKAHEAD 100000u
+
+/* Releases the head packet of flow 'flow_idx'. */
+void
+pac_release_head(struct pac *pac, uint32_t flow_idx,
+                 enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
+{
+    struct pac_flow *f = &pac->flows[flow_idx];
+    uint32_t h = f->held_head;
+    struct pac_held d = pac->held[h];
+    uint32_t trigger = pac_trigger_bytes(pac, f, &d);
+
+    pac_queue_pop_head(pac, flow_idx);
+    pac_update_busy(pac, flow_idx);
+    pac_account_send(pac, f, &d, trigger);
+    if (pac_held_class(&d) == PAC_CLASS_ACK) {
+        pac_note_ack_delay(pac, pac_elapsed32(pac->now, d.enq_time));
+    } else if (cause == PAC_REL_FIT) {
+        pac->last_trigger_turn = pac->now;
+    }
+    pac->stats.released[cause]++;
+    if (h == pac->tx_held) {
+        /* pac_tx() returns PAC_PASS for it instead. */
+        pac->tx_pkt_released = true;
+    } else {
+        emit(aux, d.pkt, PAC_EMIT_RELEASE);
+    }
+}
+
+/* Releases flow 'flow_idx's packets up to and including held packet 'h'. */
+static void
+release_upto(struct pac *pac, uint32_t flow_idx, uint32_t h,
+             enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
+{
+    uint32_t head;
+
+    do {
+        head = pac->flows[flow_idx].held_head;
+        pac_release_head(pac, flow_idx, cause, emit, aux);
+    } while (head != h);
+}
+
+/* Releases every packet flow 'flow_idx' holds, in order. */
+void
+pac_release_flow(struct pac *pac, uint32_t flow_idx,
+                 enum pac_release_cause cause, pac_emit_cb *emit, void *aux)
+{
+    while (pac->flows[flow_idx].n_held) {
+        pac_release_head(pac, flow_idx, cause, emit, aux);
+    }
+}
+
+/* Makes room for one more held packet: releases the flow head that has
+ * waited longest, an ACK rather than a window trigger when there is one
+ * (an ACK lets out a segment or two, a window trigger a whole window). */
+void
+pac_release_oldest(struct pac *pac, enum pac_release_cause cause,
+                   pac_emit_cb *emit, void *aux)
+{
+    uint32_t h = pac->age_head[PAC_CLASS_ACK];
+
+    if (h == PAC_NONE) {
+        h = pac->age_head[PAC_CLASS_TRIGGER];
+    }
+    if (h != PAC_NONE) {
+        release_upto(pac, pac->held[h].flow, h, cause, emit, aux);
+    }
+}
+
+/* Eligibility.
+ *
+ * An ACK is worth sending only when its peer is about to run out of what
+ * it may send: while a flow's outstanding bytes exceed its fair share of
+ * the threshold, threshold / flows with outstanding bytes (and two
+ * segments), its peer still has data to send, and its ACKs wait so that
+ * flows closer to stalling go first.  Otherwise per-packet round robin
+ * serves the ACKs of a peer that has already sent its whole answer (they
+ * count as triggers) ahead of ACKs that clock running senders, and the
+ * held backlog grows until max_hold forces it out in one burst.  ACKs
+ * that trigger nothing (the answer is complete, or the flow is dry) and
+ * ACKs capped by an answer of known size are always eligible: they cannot
+ * count for more than that answer.
+ *
+ * A window trigger is eligible if its flow is busy, or while fewer than
+ * threshold / (PAC_MIN_FLOW_WINDOW * its MSS) flows are busy (admission):
+ * every started peer needs ACKs to finish, and starting more than the
+ * threshold can clock starves them all until max_hold forces their ACKs
+ * out together.
+ *
+ * So a head is eligible by its flow's own state and three totals,
+ * threshold, n_outstanding and n_busy.  head_keys() reduces the former to
+ * keys, and eligible_query() turns the totals into the match: always
+ * (PAC_RR_ELIGIBLE); an ACK whose outstanding bytes ('out') are below
+ * threshold / n_outstanding; a window trigger of a flow that is not busy
+ * (PAC_RR_WINDOW) whose MSS ('mss') is at most threshold /
+ * (PAC_MIN_FLOW_WINDOW * (n_busy + 1)). */
+
+/* Computes the keys of flow 'idx', which holds packets. */
+static void
+head_keys(const struct pac *pac, uint32_t idx, struct pac_rr_keys *k)
+{
+    const struct pac_flow *f = &pac->flows[idx];
+    const struct pac_held *h = &pac->held[f->held_head];
+    uint32_t trigger = pac_trigger_bytes(pac, f, h);
+
+    k->bits = trigger ? 0 : PAC_RR_FREE;
+    k->out = UINT32_MAX;
+    k->mss = UINT32_MAX;
+    if (h->kind == PAC_K_ACK) {
+        if (pac_response_room(pac, f) != UINT32_MAX) {
+            k->bits |= PAC_RR_CAPPED | PAC_RR_ELIGIBLE;
+        } else if (!trigger) {
+            k->bits |= PAC_RR_ELIGIBLE;
+        } else {
+            uint32_t outstanding = pac_flow_outstanding(f);
+
+            if (outstanding < 2 * (uint64_t) f->mss) {
+                k->bits |= PAC_RR_ELIGIBLE;
+            } else {
+                k->out = outstanding;
+            }
+        }
+    } else if (f->flags & PAC_F_BUSY) {
+        k->bits |= PAC_RR_ELIGIBLE;
+    } else {
+        k->bits |= PAC_RR_WINDOW;
+        k->mss = f->mss;
+    }
+}
+
+/* The match for the heads that are eligible now. */
+static void
+eligible_query(const struct pac *pac, struct pac_rr_query *q)
+{
+    q->bits = PAC_RR_ELIGIBLE;
+    q->out_below = pac->threshold / MAX(pac->n_outstanding, 1);
+    if (!pac->n_busy) {
+        q->bits |= PAC_RR_WINDOW;
+        q->mss_upto = -1;
+    } else {
+        /* n_busy < threshold / (PAC_MIN_FLOW_WINDOW * mss), that is,
+         * mss <= threshold / (PAC_MIN_FLOW_WINDOW * (n_busy + 1)). */
+        q->mss_upto = pac->threshold / (PAC_MIN_FLOW_WINDOW
+                                        * ((uint64_t) pac->n_busy + 1));
+    }
+}
+
+/* The match for the heads that have 'bits' (PAC_RR_*). */
+static void
+bits_query(struct pac_rr_query *q, uint8_t bits)
+{
+    q->bits = bits;
+    q->out_below = 0;
+    q->mss_upto = -1;
+}
+
+/* Releases flow 'idx's heads of 'level' for as long as they trigger
+ * nothing. */
+static void
+release_free_heads(struct pac *pac, uint32_t idx, int level,
+                   pac_emit_cb *emit, void *aux)
+{
+    struct pac_flow *f = &pac->flows[idx];
+
+    while (f->n_held && f->level == level
+           && !pac_trigger_bytes(pac, f, &pac->held[f->held_head])) {
+        pac_release_head(pac, idx, PAC_REL_FIT, emit, aux);
+    }
+}
+
+/* Releases, within a bounded look over the MLFQ rings, every flow head
+ * that triggers nothing (for example an ACK within an answer whose whole
+ * size is counted already), together with the free heads behind it.
+ *
+ * The look spends, level by level, one visit per packet the level holds,
+ * and PAC_FREE_LOOKAHEAD visits in all, on the flows that follow each
+ * cursor; visits beyond the ring's flows find nothing more (releasing one
+ * flow's heads changes no other flow's triggers), so the look covers the
+ * first flows of the ring once, and counts the rest of its visits as spent
+ * unless it has emptied the ring. */
+static void
+release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    int budget = PAC_FREE_LOOKAHEAD;
+    struct pac_rr_query q;
+
+    bits_query(&q, PAC_RR_FREE);
+    for (int level = 0; level < (int) pac->cfg.n_levels && budget > 0;
+         level++) {
+        uint32_t n = pac->n_held_level[level];
+        uint32_t size = pac->rr_n_flows[level];
+        uint32_t visits = MIN(n, (uint32_t) budget);
+        uint32_t emptied = 0;
+        struct pac_rr_iter it;
+        uint32_t idx;
+
+        if (!n) {
+            continue;
+        }
+        pac_rr_iter_init(&it, pac, level, MIN(visits, size), head_keys);
+        while ((idx = pac_rr_iter_next(pac, &it, &q)) != PAC_NONE) {
+            release_free_heads(pac, idx, level, emit, aux);
+            emptied += !pac->flows[idx].n_held;
+        }
+        budget -= visits > size && emptied == size ? size : visits;
+    }
+}
+
+/* What schedule_one() does with eligible flow 'idx' of 'level'. */
+enum serve_result {
+    SERVE_RELEASED,             /* Released its head. */
+    SERVE_BLOCKED,              /* Its head does not fit: stop. */
+    SERVE_SKIPPED,              /* Look further, for capped ACKs only. */
+};
+
+static uint32_t head_wait(const struct pac *, enum pac_class, uint32_t h);
+
+static enum serve_result
+serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    const struct pac_held *h = &pac->held[f->held_head];
+
+    if (pac_fits(pac, pac_trigger_bytes(pac, f, h))) {
+        pac_release_head(pac, idx, PAC_REL_FIT, emit, aux);
+        if (f->n_held) {
+            pac->rr_cursor[level] = f->rr_next;
+        }
+        return SERVE_RELEASED;
+    } else if (h->kind == PAC_K_ACK
+               || head_wait(pac, PAC_CLASS_TRIGGER, f->held_head)
+                  >= pac->cfg.max_hold_trigger_us) {
+        release_free(pac, emit, aux);
+        return SERVE_BLOCKED;
+    }
+    return SERVE_SKIPPED;
+}
+
+/* Serves one packet of the MLFQ: the head of the first eligible flow, from
+ * the round-robin cursor of the highest level that has one, if it fits.
+ * Returns true if it released one.
+ *
+ * If that head does not fit, nothing with a trigger goes (strict, as in the
+ * paper: it waits for data), except that a window trigger that has not
+ * waited max_hold_trigger_us yet lets go first the ACKs behind it in the
+ * turn that only let a peer finish an answer of known size: their data is
+ * counted in in_flight already and cannot come without them, so holding
+ * them behind a window that does not fit would stall everything. */
+static bool
+schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    struct pac_rr_query q;
+    bool acks_only = false;
+
+    pac_rr_trim(pac);
+    eligible_query(pac, &q);
+    for (int level = 0; level < (int) pac->cfg.n_levels; level++) {
+        uint32_t span = MIN(pac->rr_n_flows[level], PAC_RR_LOOKAHEAD);
+        struct pac_rr_iter it;
+        uint32_t idx;
+
+        pac_rr_iter_init(&it, pac, level, span, head_keys);
+        while ((idx = pac_rr_iter_next(pac, &it, &q)) != PAC_NONE) {
+            enum serve_result r = serve(pac, level, idx, emit, aux);
+
+            if (r != SERVE_SKIPPED) {
+                return r == SERVE_RELEASED;
+            }
+            if (!acks_only) {
+                acks_only = true;
+                bits_query(&q, PAC_RR_CAPPED);
+            }
+        }
+    }
+    return false;
+}
+
+/* Releases what may go now: expired window triggers that fit, then, after
+ * the dry flows' budgets are taken back, the MLFQ's heads for as long as
+ * they fit.  Within a batch (pac_batch_begin()) this waits for its end. */
+void
+pac_schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
+{
+    if (pac->in_batch) {
+        return;
+    }
+    /* ACK hold bounds are enforced by pac_run() only. */
+    pac_release_expired(pac, PAC_CLASS_TRIGGER, emit, aux);
+    pac_reclaim_dry(pac);
+    while (schedule_one(pac, emit, aux)) {
+        continue;
+    }
+}
+
+/* Hold bounds. */
+
+static uint32_t
+class_bound(const struct pac *pac, enum pac_class c)
+{
+    return c == PAC_CLASS_ACK ? pac->cfg.max_hold_us
+                              : pac->cfg.max_hold_trigger_us;
+}
+
+/* How long head 'h' of class 'c' has waited, as the class's bound counts
+ * it.  An ACK's bound stands for its peer's retransmission timer, which
+ * re-arms on every ACK of new data, so its time as its flow's head counts.
+ * A window trigger's bound guards against a request that never gets its
+ * turn, so only the time during which no window trigger left in its turn
+ * counts: in a large incast the requests at the back of the queue wait
+ * longer than the bound while the queue moves, and sending them ahead of
+ * their turn would take the room that the answers under way need for
+ * their ACKs. */
+static uint32_t
+head_wait(const struct pac *pac, enum pac_class c, uint32_t h)
+{
+    uint32_t age = pac_elapsed32(pac->now, pac->held[h].head_since);
+
+    if (c == PAC_CLASS_TRIGGER) {
+        uint64_t stalled = pac->now - pac->last_trigger_turn;
+
+        age = MIN(age, MIN(stalled, UINT32_MAX));
+    }
+    return age;
+}
+
+/* Releases the flow heads of classes 'first'...PAC_N_CLASSES - 1 that have
+ * waited their class's bound. */
+void
+pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
+                    void *aux)
+{
+    for (int c = first; c < PAC_N_CLASSES; c++) {
+        uint32_t bound = class_bound(pac, c);
+        uint32_t h;
+
+        while ((h = pac->age_head[c]) != PAC_NONE
+               && head_wait(pac, c, h) >= bound) {
+            uint32_t flow_idx = pac->held[h].flow;
+            const struct pac_flow *f = &pac->flows[flow_idx];
+
+            /* An expired window trigger goes out ahead of its turn, but
+             * only when its window fits: forced into a full buffer it would
+             * lose the whole window and time the peer out, which is worse
+             * than waiting (its peer is idle, no timer of its runs). */
+            if (c == PAC_CLASS_TRIGGER
+                && !pac_fits(pac, pac_trigger_bytes(pac, f, &pac->held[h]))) {
+                break;
+            }
+            release_upto(pac, flow_idx, h, PAC_REL_MAX_HOLD, emit, aux);
+        }
+    }
+}
+
+/* Returns when the next held head reaches its hold bound (now, if one has
+ * and is an ACK), or UINT64_MAX.  An expired window trigger that does not
+ * fit waits for data, not for a time. */
+uint64_t
+pac_hold_deadline(const struct pac *pac)
+{
+    uint64_t next = UINT64_MAX;
+
+    for (int c = 0; c < PAC_N_CLASSES; c++) {
+        uint32_t h = pac->age_head[c];
+
+        if (h != PAC_NONE) {
+            uint32_t age = head_wait(pac, c, h);
+            uint32_t bound = class_bound(pac, c);
+
+            if (age < bound || c == PAC_CLASS_ACK) {
+                next = MIN(next, pac->now + (age < bound ? bound - age : 0));
+            }
+        }
+    }
+    return next;
+}

@@ -1,0 +1,306 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Triggers: what a segment leaving the receiver lets its peer send.
+ *
+ * Each segment the receiver sends has a trigger, the payload its arrival at
+ * the peer lets loose, computed when it leaves (pac_trigger_bytes(), from
+ * the flow's last *released* ACK, so that a held stretch of ACKs never
+ * counts twice):
+ *   - an ACK: eq. (3), the newly acknowledged bytes plus the growth of the
+ *     peer's window (cwnd_increment()); a duplicate ACK, one MSS;
+ *   - a window trigger, a request to an idle peer or a SYN-ACK: the peer's
+ *     whole window, which it sends unclocked (window_estimate()); this is
+ *     what makes incast collapse on IW10 stacks, and ACKs alone cannot show;
+ *   - data that is not a request, or the receiver's SYN: the bare frame it
+ *     elicits (pac_ack_frame_bytes()).
+ * Triggers other than requests are capped by what is left of an answer of
+ * the expected size, the larger of the connection's last two
+ * (pac_response_room()).  pac_fits() says whether a trigger fits under the
+ * threshold, counting frames, not payload. */
+
+#include "pac-private.h"
+
+/* Most option bytes a TCP header carries. */
+#define PAC_MAX_TCP_OPTIONS 40
+
+/* The peer's congestion window as PAC models it, in bytes: the initial
+ * window until the flow's ACKs say more (see cwnd_increment()), within
+ * 'cap', the window the receiver allows. */
+static uint32_t
+peer_cwnd_within(const struct pac *pac, const struct pac_flow *f,
+                 uint32_t cap)
+{
+    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+
+    return MIN(cwnd, cap);
+}
+
+/* The same within the receiver's window as clamped. */
+uint32_t
+pac_peer_cwnd(const struct pac *pac, const struct pac_flow *f)
+{
+    return peer_cwnd_within(pac, f, pac_window_cap(pac, f));
+}
+
+/* The size of the answer that ends where a request acknowledging 'ack'
+ * starts the next one, or 0 if unknown. */
+uint32_t
+pac_answer_size(const struct pac_flow *f, uint32_t ack)
+{
+    return ((f->flags & PAC_F_IN_RESP) && pac_seq_gt(ack, f->resp_start)
+            ? ack - f->resp_start : 0);
+}
+
+/* The size PAC expects of the answer that flow 'f' is in: the larger of
+ * the two before it, or 0 if unknown.  A connection may alternate small
+ * and large answers (the incast client reads each sender's counters
+ * between two rounds), and a large answer counted as small fills the
+ * switch buffer unseen, while a small one counted as large gives its
+ * budget back at its short last segment (pac_is_short_segment()). */
+static uint32_t
+expected_answer(const struct pac *pac, const struct pac_flow *f)
+{
+    return MAX(f->last_resp, pac_flow_wnd(pac, f)->prev_resp);
+}
+
+/* The data an idle peer is expected to send when asked by a window trigger
+ * acknowledging 'ack': its window, but no more than the larger of its last
+ * two answers (see expected_answer(); the request has not yet made the one
+ * that ends at 'ack' last_resp).  A connection's first answer alone caps
+ * nothing: it is often a greeting (a client that reads a peer's counters
+ * before its first real request), and a whole window counted as that
+ * greeting's few bytes would come unbudgeted. */
+static uint32_t
+window_estimate(const struct pac *pac, const struct pac_flow *f,
+                const struct pac_held *d)
+{
+    uint32_t ack = d->ack;
+    /* A SYN-ACK's window field is unscaled (at most 64 KB) and never
+     * clamped. */
+    uint32_t w = (d->kind == PAC_K_HANDSHAKE
+                  ? peer_cwnd_within(pac, f, UINT16_MAX)
+                  : pac_peer_cwnd(pac, f));
+    uint32_t answer = pac_answer_size(f, ack);
+
+    if (answer && !f->last_resp) {
+        return w;
+    }
+    answer = (answer ? MAX(answer, f->last_resp)
+              : expected_answer(pac, f));
+    return answer ? MIN(w, answer) : w;
+}
+
+/* Growth of the peer's window when an ACK newly acknowledging 'delta' bytes
+ * reaches it (Reno/CUBIC-like): in slow start as many bytes as acked (Linux
+ * counts acked segments, so a stretch ACK grows cwnd by all of them), at
+ * least one MSS; in congestion avoidance MSS * MSS / cwnd; with ECE none;
+ * for a window-limited peer no more than the receiver's window leaves
+ * room for. */
+static uint32_t
+cwnd_increment(const struct pac *pac, const struct pac_flow *f,
+               const struct pac_held *d, uint32_t delta)
+{
+    uint32_t inc;
+
+    if (!delta || (d->flags & PAC_H_ECE)) {
+        return 0;
+    } else if (f->flags & PAC_F_SLOW_START) {
+        inc = MAX(delta, f->mss);
+    } else {
+        inc = (uint32_t) ((uint64_t) f->mss * f->mss
+                          / MAX(pac_peer_cwnd(pac, f), f->mss));
+    }
+    /* The window model is an upper bound, so reaching the clamp says
+     * nothing of the peer's own window.  A peer seen to fill the receiver's
+     * window (PAC_W_LIMITED) sends up to the right edge that 'd' offers:
+     * the growth is what lies beyond the bytes already allowed, 'delta'
+     * included.  The edge moves by more than 'delta' when the receiver's
+     * application has read and its window opened; counting 'delta' alone
+     * would leave the data beyond it unbudgeted. */
+    if (pac_flow_wnd(pac, f)->bits & PAC_W_LIMITED) {
+        uint32_t edge = d->ack + ((uint32_t) d->window
+                                  << pac_window_scale(pac, f));
+        uint32_t allowed = pac_allowed_end(f) + delta;
+
+        inc = pac_seq_gt(edge, allowed) ? MIN(inc, edge - allowed) : 0;
+    }
+    return inc;
+}
+
+/* Whether a segment of 'len' payload bytes that the peer sent is short: a
+ * TCP sender sends less than a full segment only when that is all it has
+ * queued (Nagle, autocorking, TSO splitting all keep the rest full-sized),
+ * so the peer has sent all its application gave it.  Only judged when both
+ * MSS options were seen; a full segment is the MSS less up to
+ * PAC_MAX_TCP_OPTIONS bytes of options. */
+bool
+pac_is_short_segment(const struct pac_flow *f, uint32_t len)
+{
+    return (f->mss_from == (PAC_MSS_VM | PAC_MSS_PEER)
+            && len + PAC_MAX_TCP_OPTIONS < f->mss);
+}
+
+uint32_t
+pac_ack_delta(const struct pac_flow *f, uint32_t ack)
+{
+    return ((f->flags & PAC_F_ACK_BASE) && pac_seq_gt(ack, f->last_ack)
+            ? ack - f->last_ack : 0);
+}
+
+bool
+pac_is_dup_ack(const struct pac_flow *f, const struct pac_held *d)
+{
+    return (d->kind == PAC_K_ACK && (d->flags & PAC_H_PURE)
+            && !pac_ack_delta(f, d->ack));
+}
+
+/* A window trigger whose window is already accounted: the flow's previous
+ * window trigger has not produced any data yet (for example a request
+ * right after the SYN-ACK of a connection the peer opened, or a pipelined
+ * request). */
+bool
+pac_window_pending(const struct pac *pac, const struct pac_flow *f)
+{
+    return ((f->flags & PAC_F_MEASURING) && !f->burst_bytes
+            && f->window_epoch == pac->epoch);
+}
+
+/* Whether ACK number 'ack' acknowledges nothing the peer sent since the
+ * last request of flow 'f' went out. */
+bool
+pac_acks_no_new_answer(const struct pac_flow *f, uint32_t ack)
+{
+    return (f->flags & PAC_F_IN_RESP) && !pac_seq_gt(ack, f->resp_start);
+}
+
+/* A request that acknowledges nothing the peer sent since the previous
+ * request: the receiver's retransmission of a request PAC still held (it
+ * waited past the receiver's RTO), or a pipelined one.  The previous
+ * request's window covers it. */
+bool
+pac_repeated_request(const struct pac_flow *f, const struct pac_held *d)
+{
+    return d->kind == PAC_K_REQUEST && pac_acks_no_new_answer(f, d->ack);
+}
+
+/* Data that is not a request (a repeated request, data to a busy peer), and
+ * the receiver's SYN, make the peer answer with at least a bare segment (an
+ * ACK, a SYN-ACK): no payload, but a frame in the switch buffer.  Counted
+ * as the payload that takes as much buffer, and kept apart from any flow's
+ * budget (see pac_credit_rx()).  Without this, a thousand repeated
+ * requests let out together come back as a thousand ACKs at once. */
+uint32_t
+pac_ack_frame_bytes(const struct pac_flow *f, const struct pac_held *d)
+{
+    return ((d->kind == PAC_K_ACK && (d->payload_len || d->flags & PAC_H_SYN))
+            || pac_repeated_request(f, d) ? PAC_ACK_FRAME : 0);
+}
+
+/* Whether the peer of flow 'f' has sent less of its current answer than
+ * PAC expects of it (expected_answer()).  PAC budgets answers of that size
+ * (pac_response_room()), so a silence or a short segment before it is more
+ * likely a delay (its ACKs or its data waited for a queue or a CPU) or the
+ * edge of the receiver's window than the end of the answer. */
+bool
+pac_answer_unfinished(const struct pac *pac, const struct pac_flow *f)
+{
+    uint32_t expected = expected_answer(pac, f);
+
+    return ((f->flags & PAC_F_IN_RESP) && expected
+            && pac_seq_lt(f->rcv_nxt, f->resp_start + expected));
+}
+
+/* Returns how much more the peer can send of its current answer if that is
+ * as large as PAC expects (expected_answer()), or UINT32_MAX if that is
+ * unknown or the answer has outgrown it.  The budget is what released
+ * triggers allowed. */
+uint32_t
+pac_response_room(const struct pac *pac, const struct pac_flow *f)
+{
+    uint32_t expected = expected_answer(pac, f);
+    uint32_t end, base;
+
+    if (!(f->flags & PAC_F_IN_RESP) || !expected) {
+        return UINT32_MAX;
+    }
+    end = f->resp_start + expected;
+    if (pac_seq_gt(f->rcv_nxt, end)) {
+        return UINT32_MAX;
+    }
+    base = pac_allowed_end(f);
+    return pac_seq_gt(end, base) ? end - base : 0;
+}
+
+/* An answer of 'bytes' ends in a segment shorter than a full one, which
+ * takes a whole frame's overhead in the switch buffer, while pac_fits() counts
+ * overhead in proportion to payload.  Returns the payload that makes up the
+ * difference.  A thousand 1 KB answers in one round are 2 % larger on the
+ * wire than pac_fits() would otherwise think.  (The flow's budget then exceeds
+ * its answer by these bytes; the short segment reclaims them, see
+ * pac_is_short_segment().) */
+static uint32_t
+tail_frame_bytes(const struct pac *pac, uint32_t bytes)
+{
+    uint32_t mss = pac->cfg.default_mss;
+    uint32_t tail = bytes % mss;
+
+    return (tail
+            ? PAC_WIRE_OVERHEAD * (mss - tail) / (mss + PAC_WIRE_OVERHEAD)
+            : 0);
+}
+
+/* Eq. (3) and the window triggers, without the answer-size cap. */
+static uint32_t
+tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
+                  const struct pac_held *d)
+{
+    uint32_t delta = pac_ack_delta(f, d->ack);
+
+    if (d->kind != PAC_K_ACK) {
+        uint32_t window = (pac_window_pending(pac, f)
+                           || pac_repeated_request(f, d)
+                           ? 0 : window_estimate(pac, f, d));
+
+        return delta + window + tail_frame_bytes(pac, window);
+    } else if (f->flags & PAC_F_DRY) {
+        return 0;
+    } else if (!delta) {
+        return d->flags & PAC_H_PURE ? f->mss : 0;
+    } else {
+        return delta + cwnd_increment(pac, f, d, delta);
+    }
+}
+
+/* Returns the trigger of segment 'd' of flow 'f' if it were sent now: what
+ * TCP lets the peer send (see the top of this file), but no more than what
+ * is left of an answer of the expected size.  Without that cap, the ACKs
+ * that follow the end of an answer would count as triggers of data that
+ * never comes. */
+uint32_t
+pac_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
+                  const struct pac_held *d)
+{
+    uint32_t trigger = tcp_trigger_bytes(pac, f, d);
+
+    if (d->kind != PAC_K_REQUEST) {
+        trigger = MIN(trigger, pac_response_room(pac, f));
+    }
+    return trigger + pac_ack_frame_bytes(f, d);
+}
+
+/* Whether 'trigger' more bytes fit under the threshold.  in_flight and
+ * triggers count TCP payload, but a switch buffer holds whole frames: each
+ * full segment of default_mss bytes takes PAC_WIRE_OVERHEAD bytes more. */
+bool
+pac_fits(const struct pac *pac, uint32_t trigger)
+{
+    uint64_t payload = pac->in_flight + trigger;
+    uint64_t mss = pac->cfg.default_mss;
+
+    /* floor(payload * (mss + overhead) / mss) <= threshold, without the
+     * division (tens of cycles, on most scheduler passes). */
+    return (!pac->in_flight
+            || payload * (mss + PAC_WIRE_OVERHEAD)
+               < (pac->threshold + 1) * mss);
+}
