@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Per-packet cost of the PAC action in the OVS-DPDK datapath (README.md).
 
     bench/datapath/run [--flows 1,1000,100000] [--rounds 3] [--seconds 3]
@@ -21,6 +20,9 @@ calloc and realloc, counted by perf stat for that thread only).
 
 Needs root, the built tree (build/ovs), hugepages (it raises nr_hugepages
 if needed and gives back what it added) and core 1 for the PMD.
+
+Started by the launcher bench/datapath/run, which puts tools/ on PYTHONPATH
+for the testbed package (tools/testbed).
 """
 
 from __future__ import annotations
@@ -36,14 +38,12 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-TOP = HERE.parent.parent
-sys.path.insert(0, str(TOP / "tests" / "system"))
-sys.path.insert(0, str(HERE))
-
-from dpdk_env import DpdkUnavailable, Hugepages, HugeMount  # noqa: E402
-from gen_trace import generate  # noqa: E402
-from ovs_env import PREFIX, Ovs, OvsBuild, unique_name  # noqa: E402
+# gen_trace.py sits beside this script, whose directory Python puts first
+# on the import path; the testbed package comes from tools/ (PYTHONPATH, set
+# by bench/datapath/run).
+from gen_trace import generate
+from testbed.dpdk_env import DpdkUnavailable, Hugepages, HugeMount
+from testbed.ovs_env import PREFIX, Ovs, OvsBuild, unique_name
 
 # Per case: data segments per flow and pass, and whether a pass ends with
 # one RST per flow.  net_pcap keeps the whole trace in mbufs of the port's
@@ -305,7 +305,9 @@ def report(res: dict) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    # prog: the command is the launcher, bench/datapath/run.
+    p = argparse.ArgumentParser(prog="run",
+                                description=__doc__.split("\n")[0])
     p.add_argument("--flows", default="1,1000,100000")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=3.0)
