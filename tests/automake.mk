@@ -2,31 +2,12 @@
 # "N passed, N failed" and exits non-zero on failure.
 EXTRA_DIST += tests/pac-test.h
 
-# Packet-level incast simulator (tests/sim/): the pac-sim tool and the
-# test-scenario unit test, which runs the paper's incast with and without
-# PAC.
-PAC_SIM_FILES = \
-	tests/sim/sim.c \
-	tests/sim/sim.h \
-	tests/sim/sim-heap.c \
-	tests/sim/sim-heap.h \
-	tests/sim/sim-net.c \
-	tests/sim/sim-pkt.c \
-	tests/sim/sim-private.h \
-	tests/sim/sim-receiver.c \
-	tests/sim/sim-sender.c
-
-noinst_PROGRAMS += tests/sim/pac-sim
-tests_sim_pac_sim_SOURCES = $(PAC_SIM_FILES) tests/sim/pac-sim-main.c
-tests_sim_pac_sim_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) \
-	-I$(srcdir)/lib -I$(srcdir)/tests/sim
-tests_sim_pac_sim_LDADD = lib/libpac.la
-
+# The paper's incast with and without PAC on the packet-level simulator
+# (bench/sim/; PAC_SIM_FILES and PAC_SIM_CFLAGS are in bench/automake.mk).
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = $(PAC_SIM_FILES) tests/test-scenario.c
-tests_test_scenario_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) \
-	-I$(srcdir)/lib -I$(srcdir)/tests/sim
+tests_test_scenario_CFLAGS = $(PAC_SIM_CFLAGS)
 tests_test_scenario_LDADD = lib/libpac.la
 
 # TCP/IP segment parser.  The libFuzzer target is built and run by

@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from ovs_env import PREFIX, TOP, Ovs, OvsBuild, Topology, cleanup_stale  # noqa: E402
+from testbed.ovs_env import (PREFIX, TOP, Ovs, OvsBuild, Topology,
+                             cleanup_stale)
 
 LOG_DIR = TOP / "build" / "test-logs" / "system"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ovs_env import Ovs, Topology, wait_until
+from testbed.ovs_env import Ovs, Topology, wait_until
 
 MB = 1000 * 1000
 

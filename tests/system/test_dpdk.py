@@ -6,7 +6,7 @@ while ACKs are held, checking that no mbuf leaks (mempool counts return to
 their baseline).
 
 Skipped when DPDK cannot initialise here (no hugepages, EAL fails) or PAC
-is not built.  See dpdk_env.py for the topology."""
+is not built.  See testbed.dpdk_env for the topology."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from typing import Callable, Iterator
 
 import pytest
 
-from dpdk_env import DpdkTopology, DpdkUnavailable, Hugepages, \
+from testbed.dpdk_env import DpdkTopology, DpdkUnavailable, Hugepages, \
     cleanup_stale_mounts
-from ovs_env import PAC_NO_CLAMP, TOP, Ovs, OvsBuild, wait_until
+from testbed.ovs_env import PAC_NO_CLAMP, TOP, Ovs, OvsBuild, wait_until
 
 MB = 1000 * 1000
 LOG_DIR = TOP / "build" / "test-logs" / "system"

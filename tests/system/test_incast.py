@@ -1,6 +1,6 @@
-"""Incast through the real testbed (incast_testbed.py): Linux TCP senders in
-namespaces, a drop-tail bottleneck (tc tbf), the patched ovs-vswitchd and
-the receiving VM namespace.
+"""Incast through the real testbed (testbed.incast_testbed): Linux TCP
+senders in namespaces, a drop-tail bottleneck (tc tbf), the patched
+ovs-vswitchd and the receiving VM namespace.
 
 A reduced configuration of issue 4's benchmark that a busy 2-core machine
 runs reliably: 100 Mbit/s, a 100 KB buffer, 64 senders x 64 KB, 8 rounds.
@@ -22,10 +22,10 @@ from typing import Iterator
 
 import pytest
 
-from dpdk_env import DpdkUnavailable
-from incast_testbed import (VM_PORT, PacConfigError, Testbed, TestbedConfig,
-                            Workload)
-from ovs_env import TOP, OvsBuild
+from testbed.dpdk_env import DpdkUnavailable
+from testbed.incast_testbed import (VM_PORT, PacConfigError, Testbed,
+                                    TestbedConfig, Workload)
+from testbed.ovs_env import TOP, OvsBuild
 
 RATE_MBIT = 100
 SENDERS = 64

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ovs_env import PAC_NO_CLAMP, Ovs, OvsBuild, Topology, wait_until
+from testbed.ovs_env import PAC_NO_CLAMP, Ovs, OvsBuild, Topology, wait_until
 
 MB = 1000 * 1000
 IFACE = "vm-p"

@@ -1,4 +1,4 @@
-"""A private Open vSwitch and network namespaces for the system tests.
+"""A private Open vSwitch and network namespaces: the base of the testbed.
 
 Everything here drives the real programs of the patched OVS build
 (build/ovs, or $OVS_BUILDDIR) and real Linux TCP:
@@ -15,7 +15,7 @@ Everything here drives the real programs of the patched OVS build
                end (vm-p, peer-p) is a plain system port.
   Transfer     a TCP transfer peer -> vm (tcp_xfer.py), in the background.
 
-Names of namespaces and temporary directories carry the pid of the test
+Names of namespaces and temporary directories carry the pid of the calling
 process ("ovspac-<pid>-..."), so parallel runs do not clash and
 cleanup_stale() can remove what a crashed run left behind.  Because
 ovs-vswitchd and the veth switch ends live in a namespace of their own,

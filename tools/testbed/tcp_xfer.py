@@ -2,7 +2,7 @@
 """One TCP transfer of random bytes, checked end to end.
 
 Run inside a network namespace ("ip netns exec NS python3 tcp_xfer.py ...")
-by tests/system/ovs_env.py's Transfer.
+by ovs_env.Transfer (this package).
 
     tcp_xfer.py recv --bind ADDR [--port P] [--idle-timeout S]
         Prints "READY <port>" once listening, accepts one connection, reads

@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 from typing import Iterable, Optional
 
-from incast_testbed import RunResult, TestbedConfig
+from .incast_testbed import RunResult, TestbedConfig
 
 MODES = ("off", "pac")
 LABELS = {"off": "plain OVS", "pac": "OVS + PAC"}

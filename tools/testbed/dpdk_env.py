@@ -1,4 +1,4 @@
-"""OVS-DPDK for the system tests: hugepages, a DPDK-enabled ovs-vswitchd and
+"""OVS-DPDK for the testbed: hugepages, a DPDK-enabled ovs-vswitchd and
 hosts behind DPDK ports (net_af_packet, net_tap, dpdkvhostuserclient).
 
   Hugepages     reserves 2 MB pages (/proc/sys/vm/nr_hugepages) for the
@@ -40,9 +40,9 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from ovs_env import (PREFIX, Host, Netns, Ovs, OvsBuild, Transfer,
-                     _owner_dead, disable_offloads, run, unique_name,
-                     wait_until)
+from .ovs_env import (PREFIX, Host, Netns, Ovs, OvsBuild, Transfer,
+                      _owner_dead, disable_offloads, run, unique_name,
+                      wait_until)
 
 NR_HUGEPAGES = Path("/proc/sys/vm/nr_hugepages")
 TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"

@@ -40,10 +40,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from dpdk_env import (HugeMount, Hugepages, add_dpdk_port, dpdk_ovs_config,
-                      eal_arguments, reserve_hugepages, start_dpdk_ovs)
-from ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
-                     disable_offloads, run, unique_name, wait_until)
+from .dpdk_env import (HugeMount, Hugepages, add_dpdk_port, dpdk_ovs_config,
+                       eal_arguments, reserve_hugepages, start_dpdk_ovs)
+from .ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
+                      disable_offloads, run, unique_name, wait_until)
 
 INCAST_DIR = TOP / "bench" / "incast"
 INCAST = INCAST_DIR / "incast"

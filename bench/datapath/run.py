@@ -1,0 +1,352 @@
+"""Per-packet cost of the PAC action in the OVS-DPDK datapath (README.md).
+
+    bench/datapath/run [--flows 1,1000,100000] [--rounds 3] [--seconds 3]
+                       [--threshold 96000] [--max-held 16384]
+                       [--no-malloc-probe]
+                       [--profile [--profile-out FILE]]
+
+For each flow count: generates a TCP trace (gen_trace.py), starts the
+patched ovs-vswitchd with DPDK (one PMD thread, core 1), replays data.pcap
+on port "up" and ack.pcap on port "vm" (net_pcap, infinite_rx=1), with
+OpenFlow up -> vm and vm -> up, and measures cycles per packet
+(dpif-netdev/pmd-perf-show after pmd-stats-clear) with PAC off and on
+(PAC on port vm), interleaved over --rounds rounds.  Prints per case:
+
+    RESULT datapath flows=<n> cpp_off=<x> cpp_pac=<y> ratio=<y/x>
+
+followed by Mpps, what PAC did (held, released, stale drops) and, with PAC
+on, libc allocations per packet of the PMD thread (uprobes on malloc,
+calloc and realloc, counted by perf stat for that thread only).
+
+Needs root, the built tree (build/ovs), hugepages (it raises nr_hugepages
+if needed and gives back what it added) and core 1 for the PMD.
+
+Started by the launcher bench/datapath/run, which puts tools/ on PYTHONPATH
+for the testbed package (tools/testbed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# gen_trace.py sits beside this script, whose directory Python puts first
+# on the import path; the testbed package comes from tools/ (PYTHONPATH, set
+# by bench/datapath/run).
+from gen_trace import generate
+from testbed.dpdk_env import DpdkUnavailable, Hugepages, HugeMount
+from testbed.ovs_env import PREFIX, Ovs, OvsBuild, unique_name
+
+# Per case: data segments per flow and pass, and whether a pass ends with
+# one RST per flow.  net_pcap keeps the whole trace in mbufs of the port's
+# mempool, and both ports share one (262144 mbufs in OVS 3.1; net_pcap
+# cannot change its MTU, so no second pool): data + ACKs + RSTs + what PAC
+# holds must stay below that (README.md).
+SEGS = {1: (65536, True), 1000: (100, True), 100000: (1, False)}
+PAYLOAD = 1448
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
+ALLOC_FUNCS = ("malloc", "calloc", "realloc")
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_perf_show(text: str) -> dict[str, float]:
+    """Rx packets, Kpps and cycles/pkt of the one PMD in pmd-perf-show."""
+    m = re.search(r"Rx packets:\s+(\d+)\s+\(([\d.]+) Kpps, ([\d.]+) "
+                  r"cycles/pkt\)", text)
+    if not m:
+        raise RuntimeError(f"cannot parse pmd-perf-show:\n{text}")
+    return {"packets": int(m.group(1)), "kpps": float(m.group(2)),
+            "cpp": float(m.group(3))}
+
+
+def pac_counts(show: str) -> dict[str, int]:
+    return {k: int(v) for k, v in re.findall(r"\b([a-z_0-9]+)=(\d+)\b",
+                                               show.split("state:", 1)[-1])}
+
+
+def pmd_tid(pid: int) -> int:
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        if (task / "comm").read_text().startswith("pmd-"):
+            return int(task.name)
+    raise RuntimeError("no PMD thread")
+
+
+class AllocProbe:
+    """uprobes on libc's allocation functions (perf probe), removed again
+    if this object added them."""
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+        listed = subprocess.run(["perf", "probe", "-l"], capture_output=True,
+                                text=True).stdout
+        for fn in ALLOC_FUNCS:
+            if f"probe_libc:{fn} " in listed + " ":
+                continue
+            p = subprocess.run(["perf", "probe", "-q", "-x", LIBC, fn],
+                               capture_output=True, text=True)
+            if p.returncode:
+                raise RuntimeError(f"perf probe {fn}: {p.stderr.strip()}")
+            self.added.append(f"probe_libc:{fn}")
+
+    def count(self, tid: int, seconds: float) -> dict[str, int]:
+        events = ",".join(f"probe_libc:{fn}" for fn in ALLOC_FUNCS)
+        p = subprocess.run(["perf", "stat", "-x,", "-e", events, "-t",
+                            str(tid), "sleep", str(seconds)],
+                           capture_output=True, text=True)
+        counts = {}
+        for line in p.stderr.splitlines():
+            f = line.split(",")
+            if len(f) > 2 and f[2].startswith("probe_libc:"):
+                counts[f[2].split(":")[1]] = int(f[0]) if f[0].isdigit() \
+                    else -1
+        return counts
+
+    def remove(self) -> None:
+        for ev in self.added:
+            subprocess.run(["perf", "probe", "-q", "-d", ev],
+                           capture_output=True)
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, build: OvsBuild,
+                 hugepages: Hugepages, probe: AllocProbe | None):
+        self.args = args
+        self.build = build
+        self.hugepages = hugepages
+        self.probe = probe
+
+    def start_ovs(self, workdir: Path, huge: HugeMount) -> Ovs:
+        self.prefix = unique_name("eal")
+        ovs = Ovs(self.build, workdir, None, {
+            "dpdk-init": "true",
+            "dpdk-socket-mem": "1024",
+            "dpdk-extra": f'"--no-pci --file-prefix={self.prefix} '
+                          f'--huge-dir={huge.path}"',
+            "pmd-cpu-mask": "0x2",
+            "pmd-perf-metrics": "true",
+        })
+        ovs.start()
+        if ovs.vsctl("get", "Open_vSwitch", ".",
+                     "dpdk_initialized") != "true":
+            raise DpdkUnavailable("dpdk_initialized is false")
+        return ovs
+
+    def add_ports(self, ovs: Ovs, trace: Path) -> None:
+        ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
+                  "datapath_type=netdev")
+        for port, pcap, dev in (("up", "data.pcap", 0),
+                                ("vm", "ack.pcap", 1)):
+            ovs.vsctl("add-port", "br0", port, "--", "set", "Interface",
+                      port, "type=dpdk",
+                      f"options:dpdk-devargs=net_pcap{dev},"
+                      f"rx_pcap={trace / pcap},infinite_rx=1", timeout=120)
+        ovs.ofctl("del-flows", "br0")
+        ovs.ofctl("add-flow", "br0", "in_port=up,actions=output:vm")
+        ovs.ofctl("add-flow", "br0", "in_port=vm,actions=output:up")
+        for port in ("up", "vm"):
+            err = ovs.vsctl("get", "Interface", port, "error")
+            if err not in ("[]", ""):
+                raise RuntimeError(f"port {port}: {err}")
+
+    def set_pac(self, ovs: Ovs, on: bool) -> None:
+        if on:
+            ovs.pac_enable("vm", threshold=self.args.threshold,
+                           other_config={"max-held": str(self.args.max_held),
+                                         "max-flows": "131072"})
+        else:
+            ovs.pac_disable("vm")
+
+    def measure(self, ovs: Ovs, on: bool) -> dict:
+        self.set_pac(ovs, on)
+        time.sleep(self.args.settle)
+        ovs.appctl("dpif-netdev/pmd-stats-clear")
+        time.sleep(self.args.seconds)
+        perf = parse_perf_show(ovs.appctl("dpif-netdev/pmd-perf-show"))
+        if on:
+            perf["pac"] = pac_counts(ovs.pac_show("vm"))
+        return perf
+
+    def allocations(self, ovs: Ovs, on: bool) -> dict:
+        """Allocations of the PMD thread per packet, PAC 'on' or off."""
+        self.set_pac(ovs, on)
+        time.sleep(self.args.settle)
+        tid = pmd_tid(ovs.procs["ovs-vswitchd"].pid)
+        ovs.appctl("dpif-netdev/pmd-stats-clear")
+        counts = self.probe.count(tid, self.args.seconds)
+        perf = parse_perf_show(ovs.appctl("dpif-netdev/pmd-perf-show"))
+        total = sum(v for v in counts.values() if v > 0)
+        return {"counts": counts, "packets": perf["packets"],
+                "per_packet": total / max(1, perf["packets"])}
+
+    def profile_one(self, ovs: Ovs, on: bool, out: Path) -> dict:
+        """perf record (cpu-clock) of the PMD thread for one period, PAC
+        'on' or off: {symbol: cycles per received packet}, from each
+        symbol's share of the samples and pmd-perf-show's cycles/pkt."""
+        self.set_pac(ovs, on)
+        time.sleep(self.args.settle)
+        tid = pmd_tid(ovs.procs["ovs-vswitchd"].pid)
+        ovs.appctl("dpif-netdev/pmd-stats-clear")
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-t",
+                        str(tid), "-o", str(out), "sleep",
+                        str(self.args.seconds)], capture_output=True)
+        cpp = parse_perf_show(ovs.appctl("dpif-netdev/pmd-perf-show"))["cpp"]
+        rep = subprocess.run(["perf", "report", "-i", str(out), "--stdio",
+                              "--no-children", "--sort", "symbol"],
+                             capture_output=True, text=True).stdout
+        shares: dict[str, float] = {}
+        for line in rep.splitlines():
+            m = re.match(r"\s*([\d.]+)%\s+\[.\]\s+(\S+)", line)
+            if m:
+                sym = m.group(2)
+                # net_pcap's library has no symbols: one line for all of it.
+                sym = "(unresolved, net_pcap)" if sym.startswith("0x") \
+                    else sym
+                shares[sym] = shares.get(sym, 0) + float(m.group(1)) / 100
+        return {sym: share * cpp for sym, share in shares.items()}
+
+    def profile(self, ovs: Ovs, tmp: Path) -> None:
+        """Profiles the PMD thread with PAC off, then on, and prints the
+        symbols that cost the most cycles per packet with PAC on, next to
+        their cost with PAC off; the perf data of the 'on' period goes to
+        --profile-out if given."""
+        off = self.profile_one(ovs, False, tmp / "perf-off.data")
+        on = self.profile_one(ovs, True, tmp / "perf-on.data")
+        log(f"cycles per packet by symbol (perf, cpu-clock): "
+            f"off={sum(off.values()):.0f} on={sum(on.values()):.0f}")
+        log(f"  {'symbol':40} {'off':>7} {'on':>7} {'on-off':>7}")
+        for sym in sorted(set(on) | set(off),
+                          key=lambda s: -max(on.get(s, 0), off.get(s, 0)))[:40]:
+            a, b = off.get(sym, 0.0), on.get(sym, 0.0)
+            log(f"  {sym[:40]:40} {a:7.1f} {b:7.1f} {b - a:+7.1f}")
+        if self.args.profile_out:
+            shutil.copy(tmp / "perf-on.data", self.args.profile_out)
+
+    def case(self, flows: int, tmp: Path) -> dict:
+        segs, rst = SEGS.get(flows) or (max(1, 100000 // flows), True)
+        trace = tmp / f"trace-{flows}"
+        t0 = time.monotonic()
+        counts = generate(trace, flows, segs, PAYLOAD, rst=rst)
+        log(f"flows={flows}: trace {counts} in "
+            f"{time.monotonic() - t0:.1f} s")
+        workdir = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-"))
+        huge = HugeMount(workdir / "huge")
+        ovs = None
+        try:
+            ovs = self.start_ovs(workdir, huge)
+            self.add_ports(ovs, trace)
+            time.sleep(self.args.settle * 2)       # warm-up: upcalls, EMC
+            runs: dict[bool, list[dict]] = {False: [], True: []}
+            for r in range(self.args.rounds):
+                order = (False, True) if r % 2 == 0 else (True, False)
+                for on in order:
+                    m = self.measure(ovs, on)
+                    runs[on].append(m)
+                    log(f"flows={flows} round {r} pac={'on' if on else 'off'}:"
+                        f" {m['cpp']:.0f} cycles/pkt, {m['kpps']:.0f} Kpps"
+                        + (f", {m['pac']}" if on else ""))
+            alloc = ({on: self.allocations(ovs, on) for on in (False, True)}
+                     if self.probe else None)
+            if self.args.profile:
+                self.profile(ovs, workdir)
+            problems = ovs.log_problems()
+            alive = ovs.alive()
+        finally:
+            if ovs:
+                ovs.stop()
+            huge.remove()
+            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
+            shutil.rmtree(trace, ignore_errors=True)
+        return {"flows": flows, "segs": segs, "runs": runs, "alloc": alloc,
+                "problems": problems, "alive": alive, "trace": counts}
+
+
+def report(res: dict) -> None:
+    off = statistics.median(m["cpp"] for m in res["runs"][False])
+    on = statistics.median(m["cpp"] for m in res["runs"][True])
+    mpps_off = statistics.median(m["kpps"] for m in res["runs"][False]) / 1e3
+    mpps_on = statistics.median(m["kpps"] for m in res["runs"][True]) / 1e3
+    print(f"RESULT datapath flows={res['flows']} cpp_off={off:.0f} "
+          f"cpp_pac={on:.0f} ratio={on / off:.3f}")
+    # pac/show right after the last 'on' period.  Counters restart when PAC
+    # is enabled after an 'off' period; two adjacent 'on' periods (across a
+    # round boundary) share one instance.  With an odd number of rounds the
+    # last 'on' follows an 'off', so these are one period's figures.
+    pac = res["runs"][True][-1]["pac"]
+    rel = ("released_fit", "released_max_hold", "released_cap",
+           "released_flush")
+    print(f"  flows={res['flows']} segs/flow/pass={res['segs']} "
+          f"trace={res['trace']['data_packets']}+"
+          f"{res['trace']['ack_packets']} pkts  "
+          f"Mpps off={mpps_off:.3f} on={mpps_on:.3f}  "
+          f"cpp off={[round(m['cpp']) for m in res['runs'][False]]} "
+          f"on={[round(m['cpp']) for m in res['runs'][True]]}")
+    print("  PAC (pac/show after the last 'on' period): "
+          + " ".join(f"{k}={pac.get(k, 0)}" for k in (
+              "tx_packets", "tx_passed", "tx_held") + rel + (
+              "stale_drops", "flows", "max_held_seen", "flows_closed")))
+    for on, a in (res["alloc"] or {}).items():
+        print(f"  allocations of the PMD thread, PAC {'on' if on else 'off'}:"
+              f" {a['counts']} for {a['packets']} packets = "
+              f"{a['per_packet']:.2e} per packet")
+    if res["problems"] or not res["alive"]:
+        print(f"  PROBLEM: alive={res['alive']} log: {res['problems'][:5]}")
+
+
+def main() -> int:
+    # prog: the command is the launcher, bench/datapath/run.
+    p = argparse.ArgumentParser(prog="run",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("--flows", default="1,1000,100000")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--settle", type=float, default=1.0)
+    p.add_argument("--threshold", type=int, default=96000)
+    p.add_argument("--max-held", type=int, default=16384,
+                   help="PAC's max-held: bounds the held packets, whose "
+                   "mbufs are most of PAC's cache footprint (README.md)")
+    p.add_argument("--no-malloc-probe", action="store_true")
+    p.add_argument("--profile", action="store_true",
+                   help="perf record the PMD thread with PAC off and on")
+    p.add_argument("--profile-out", type=Path)
+    args = p.parse_args()
+    if os.geteuid():
+        sys.exit("run as root")
+    hugepages = Hugepages()
+    probe = None
+    tmp = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-trace-"))
+    start = time.monotonic()
+    try:
+        # A private copy of the programs: build/ovs may be rebuilt meanwhile.
+        build = OvsBuild().snapshot(tmp / "bin")
+        hugepages.ensure(600)
+        if not args.no_malloc_probe:
+            try:
+                probe = AllocProbe()
+            except (RuntimeError, OSError) as e:
+                log(f"no allocation counts: {e}")
+        for flows in (int(f) for f in args.flows.split(",")):
+            report(Bench(args, build, hugepages, probe).case(flows, tmp))
+            sys.stdout.flush()
+    finally:
+        if probe:
+            probe.remove()
+        hugepages.restore()
+        shutil.rmtree(tmp, ignore_errors=True)
+    log(f"total {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
