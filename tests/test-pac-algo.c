@@ -14,19 +14,17 @@
 
 #include "pac.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 /* Eq. (5): data that was asked for lowers in_flight by its length, never
  * below 0. */
 static void
 test_rx_lowers_in_flight(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* A request is a window trigger: in_flight = IW. */
@@ -61,11 +59,9 @@ test_rx_lowers_in_flight(void)
 static void
 test_rx_credit_per_flow(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -90,11 +86,9 @@ static void
 test_ack_trigger_slow_start(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 1460);
@@ -147,12 +141,10 @@ static void
 test_ack_trigger_congestion_avoidance(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t w, trigger;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* A CE mark on received data ends slow start (ECN on). */
@@ -257,11 +249,9 @@ test_ecn_off_keeps_slow_start(void)
 static void
 test_data_to_busy_peer(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 3000);
@@ -281,13 +271,10 @@ static void
 test_hold_and_release(void)
 {
     uint64_t room = max_payload(10000);
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
     PAC_CHECK_EQ(room, 9568);
 
@@ -334,13 +321,10 @@ test_hold_and_release(void)
 static void
 test_empty_pipe_admits_anything(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq;
 
-    test_config(&cfg);
-    cfg.threshold = 3000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(3000);
     PAC_CHECK(pac);
 
     seq = ack_flow(pac, AT(0), 0, 1460, 0);
@@ -376,12 +360,10 @@ test_request_window_trigger(void)
 {
     struct pac_flow_info info;
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     s = tx_seg(0, 0, 0, PAC_TCP_SYN);
@@ -521,12 +503,10 @@ open_client_flow(struct pac *pac, uint64_t now, int flow, uint16_t peer_mss)
 static void
 test_short_segment_ends_answer(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint64_t other;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* Flow 1 keeps something in flight, so that what fits is decided by
@@ -647,13 +627,11 @@ test_answer_sizes_alternate(void)
     /* The window clamp: half the default threshold (96 000) in frames. */
     const uint32_t clamp = 96000 / 2 / (MSS + WIRE_OVERHEAD) * MSS;
     const uint32_t small = 56;
-    struct pac_config cfg;
     uint64_t added, after;
     struct pac *pac;
     uint32_t seq;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* The large answer, then the small one: each ends in its short
@@ -688,13 +666,11 @@ static void
 test_first_answer_small(void)
 {
     const uint32_t small = 56;
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq = 5001;
     uint64_t added;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     open_client_flow(pac, AT(0), 0, MSS);
@@ -719,13 +695,11 @@ test_first_answer_small(void)
 static void
 test_no_dry_waits_with_held_acks(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq;
     uint64_t t;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* A large first answer, acknowledged: the next one is expected as
@@ -766,11 +740,9 @@ static void
 test_request_small_burst(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -791,12 +763,10 @@ test_handshake_vm_server(void)
 {
     struct pac_flow_info info;
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     s = rx_seg(0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
@@ -839,12 +809,10 @@ static void
 test_request_window_pending(void)
 {
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx(pac, AT(0), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
@@ -876,12 +844,9 @@ test_handshake_held_synack(void)
 {
     struct pac_flow_info info;
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
@@ -912,12 +877,10 @@ test_handshake_vm_client(void)
 {
     struct pac_flow_info info;
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     s = tx_seg(0, 0, 0, PAC_TCP_SYN);
@@ -950,13 +913,10 @@ test_handshake_vm_client(void)
 static void
 test_dup_ack_passes(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(tx(pac, AT(0), 1, 1001, 0, ACK, 0));    /* 1460 */
@@ -993,12 +953,9 @@ static void
 test_no_reorder(void)
 {
     uint64_t room = max_payload(10000);
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 5000);
@@ -1029,13 +986,10 @@ static void
 test_rst_from_vm(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
@@ -1067,13 +1021,10 @@ test_stale_ack(void)
 {
     uint64_t room = max_payload(10000);
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     /* Flow 0 has received 20000 bytes (level 1), one CE-marked. */
@@ -1131,12 +1082,9 @@ test_stale_ack(void)
 static void
 test_stale_keeps_data(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 500);
@@ -1171,13 +1119,10 @@ test_stale_keeps_data(void)
 static void
 test_stale_without_newer(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(1), 1, 1, 0));
@@ -1202,12 +1147,10 @@ test_stale_without_newer(void)
 static void
 test_dup_synack_keeps_in_flight(void)
 {
-    struct pac_config cfg;
     struct pac_segment s;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* Flow 1: IW. */

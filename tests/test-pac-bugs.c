@@ -9,7 +9,7 @@
 
 #include "pac.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 /* FIXED BUG 1: eq. (6) as implemented overshoots.  correct_in_flight()
  * takes the excess from flows, but reclaims each visited flow's whole
@@ -79,12 +79,9 @@ static void
 test_bug_null_handle_lost(void)
 {
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
     null_emits = 0;
 

@@ -12,7 +12,7 @@
 
 #include "pac.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 #define IV 1000                 /* Control interval, us. */
 
@@ -21,6 +21,18 @@ control_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
     cfg->base_rtt_us = IV;
+}
+
+/* A new instance of control_config() with base RTT 'base_rtt_us' (IV, or
+ * shorter for the silence and dry-verdict tests), or NULL. */
+static struct pac *
+make_control_pac(uint32_t base_rtt_us)
+{
+    struct pac_config cfg;
+
+    control_config(&cfg);
+    cfg.base_rtt_us = base_rtt_us;
+    return make_pac(&cfg);
 }
 
 /* Sends 'n' segments of 'len' bytes on 'flow' during control interval 'k'
@@ -154,13 +166,11 @@ test_threshold_floor(void)
     static const uint64_t down[] = {
         48000, 24000, 12000, 6000, 3000, 2920, 2920
     };
-    struct pac_config cfg;
     uint32_t seq = 1;
     struct pac *pac;
     int k = 0;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     for (int i = 0; i < 7; i++, k++) {
@@ -493,12 +503,10 @@ test_deviation_needs_segments(void)
 static void
 test_silence_reset(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -531,12 +539,9 @@ test_silence_reset(void)
 static void
 test_silence_reset_min(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_control_pac(50);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -554,11 +559,9 @@ test_silence_reset_min(void)
 static void
 test_silence_reset_data(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -584,13 +587,10 @@ test_silence_reset_data(void)
 static void
 test_late_data_lengthens_silence(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_control_pac(50);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -656,12 +656,9 @@ run_until_dry(struct pac *pac, uint64_t start, uint64_t n, uint32_t *bg_seq)
 static struct pac *
 make_dry_test_pac(uint32_t *bg_seq)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_control_pac(50);
     if (pac) {
         run_until_dry(pac, 0, 1, bg_seq);
     }
@@ -750,12 +747,10 @@ test_slow_start_inference(void)
 {
     static const int pkts_per_iv[] = { 10, 5, 3 };
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t seq = 1;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     /* Per-flow intervals start at the flow's first data, AT(10). */
@@ -795,12 +790,10 @@ test_slow_start_inference_consecutive(void)
 {
     static const int pkts_per_iv[] = { 10, 5, 6, 4, 5 };
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t seq = 1;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     for (int k = 0; k < 5; k++) {
@@ -823,8 +816,7 @@ test_threshold_floor_jumbo(void)
     struct pac_config cfg;
     struct pac *pac;
 
-    pac_config_init(&cfg);
-    cfg.base_rtt_us = 1000;
+    control_config(&cfg);
     cfg.threshold = 3000;
     cfg.default_mss = 9000;
     pac = make_pac(&cfg);
@@ -846,8 +838,7 @@ test_silence_time_origin_zero(void)
     struct pac_config cfg;
     struct pac *pac;
 
-    pac_config_init(&cfg);
-    cfg.base_rtt_us = 1000;
+    control_config(&cfg);
     drop_pac();
     rec_reset();
     pac = cur_pac = pac_create(&cfg, 0);
