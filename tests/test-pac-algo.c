@@ -359,24 +359,19 @@ static void
 test_request_window_trigger(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
     struct pac_stats st;
     struct pac *pac;
 
     pac = make_test_pac();
     PAC_CHECK(pac);
 
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    s.mss = 1000;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 1000, 0));
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.mss, 1000);
     PAC_CHECK_EQ(info.cwnd, 10 * 1000);
     CHECK_IN_FLIGHT(pac, 63);           /* The SYN-ACK's frame... */
 
-    s = rx_seg(0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
-    s.mss = 1460;               /* The peer's MSS is not the VM's. */
-    rx_at(pac, AT(100), &s);
+    peer_synack(pac, AT(100), 0, 5000, 1460); /* Not the VM's MSS. */
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.mss, 1000);
     CHECK_IN_FLIGHT(pac, 0);            /* ...which has arrived. */
@@ -433,7 +428,6 @@ static void
 test_request_learned_window(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
     struct pac_config cfg;
     struct pac *pac;
 
@@ -442,10 +436,8 @@ test_request_learned_window(void)
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
 
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    s.mss = 1000;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
-    rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 1000, 0));
+    peer_synack(pac, AT(100), 0, 5000, 0);
     CHECK_PASS(tx(pac, AT(110), 0, 5001, 100, ACK, 1));
     CHECK_IN_FLIGHT(pac, 2000 + 39);   /* + the last frame, see above. */
     GET_FLOW(pac, 0, &info);
@@ -486,13 +478,8 @@ test_request_learned_window(void)
 static void
 open_client_flow(struct pac *pac, uint64_t now, int flow, uint16_t peer_mss)
 {
-    struct pac_segment s = tx_seg(flow, 0, 0, PAC_TCP_SYN);
-
-    s.mss = MSS;
-    CHECK_PASS(tx_at(pac, now, &s, 1000 + flow));
-    s = rx_seg(flow, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
-    s.mss = peer_mss;
-    rx_at(pac, now + 10, &s);
+    CHECK_PASS(vm_syn(pac, now, flow, MSS, 1000 + flow));
+    peer_synack(pac, now + 10, flow, 5000, peer_mss);
 }
 
 /* A segment shorter than a full one (by more than any TCP options) is all
@@ -762,23 +749,18 @@ static void
 test_handshake_vm_server(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
     struct pac_stats st;
     struct pac *pac;
 
     pac = make_test_pac();
     PAC_CHECK(pac);
 
-    s = rx_seg(0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
-    s.mss = 1460;
-    rx_at(pac, AT(1000), &s);
+    peer_syn(pac, AT(1000), 0, 7000, 1460);
     PAC_CHECK_EQ(n_flows(pac), 1);
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.rtt_us, 0);
 
-    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
-    s.mss = 1200;
-    CHECK_PASS(tx_at(pac, AT(1010), &s, 0));
+    CHECK_PASS(vm_synack(pac, AT(1010), 0, 7000, 1200, 0));
     /* + 49 for the last frame (see test_request_window_trigger()). */
     CHECK_IN_FLIGHT(pac, 10 * 1200 + 49);
     st = get_stats(pac);
@@ -808,16 +790,14 @@ test_handshake_vm_server(void)
 static void
 test_request_window_pending(void)
 {
-    struct pac_segment s;
     struct pac_stats st;
     struct pac *pac;
 
     pac = make_test_pac();
     PAC_CHECK(pac);
 
-    rx(pac, AT(0), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
-    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
-    CHECK_PASS(tx_at(pac, AT(10), &s, 0));
+    peer_syn(pac, AT(0), 0, 7000, 0);
+    CHECK_PASS(vm_synack(pac, AT(10), 0, 7000, 0, 0));
     CHECK_IN_FLIGHT(pac, IW);
     rx(pac, AT(110), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
     CHECK_PASS(tx(pac, AT(120), 0, 7001, 100, ACK, 1));
@@ -843,17 +823,14 @@ static void
 test_handshake_held_synack(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
     struct pac *pac;
 
     pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
-    rx(pac, AT(10), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
-    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
-    s.mss = 1200;
-    CHECK_HELD(tx_at(pac, AT(10), &s, 1));
+    peer_syn(pac, AT(10), 0, 7000, 0);
+    CHECK_HELD(vm_synack(pac, AT(10), 0, 7000, 1200, 1));
     PAC_CHECK_EQ(get_stats(pac).handshake_triggers, 0);
 
     rx_data(pac, AT(50), 1, 1, IW);
@@ -876,23 +853,20 @@ static void
 test_handshake_vm_client(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
     struct pac_stats st;
     struct pac *pac;
 
     pac = make_test_pac();
     PAC_CHECK(pac);
 
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    s.mss = 1400;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 1400, 0));
     CHECK_IN_FLIGHT(pac, 63);           /* The SYN-ACK's frame. */
     st = get_stats(pac);
     PAC_CHECK_EQ(st.tx_passed, 1);
     PAC_CHECK_EQ(st.handshake_triggers, 0);
     PAC_CHECK_EQ(st.flows_created, 1);
 
-    rx(pac, AT(80), 0, 9000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    peer_synack(pac, AT(80), 0, 9000, 0);
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.rtt_us, 80);
     PAC_CHECK_EQ(info.mss, 1400);
@@ -1147,23 +1121,21 @@ test_stale_without_newer(void)
 static void
 test_dup_synack_keeps_in_flight(void)
 {
-    struct pac_segment s;
     struct pac *pac;
 
     pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* Flow 1: IW. */
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    CHECK_PASS(tx_at(pac, AT(0), &s, 1));
-    rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 0, 1));
+    peer_synack(pac, AT(100), 0, 5000, 0);
     CHECK_PASS(tx(pac, AT(100), 0, 5001, 100, ACK, 2)); /* Flow 0: IW. */
     CHECK_IN_FLIGHT(pac, 2 * IW);
     rx_data(pac, AT(200), 0, 5001, 1000);
     CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
 
     /* The peer's SYN-ACK again (a retransmission or a duplicate). */
-    rx(pac, AT(210), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    peer_synack(pac, AT(210), 0, 5000, 0);
     CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
     end_pac();
 }
@@ -1210,14 +1182,12 @@ test_tx_own_packet_not_emitted(void)
 static void
 clamp_handshake(struct pac *pac, int flow, int vm_ws, int peer_ws, int pkt)
 {
-    struct pac_segment s = tx_seg(flow, 0, 0, PAC_TCP_SYN);
+    struct pac_segment s = vm_syn_seg(flow, 1000);
 
-    s.mss = 1000;
     s.has_wscale = vm_ws >= 0;
     s.wscale = vm_ws >= 0 ? vm_ws : 0;
     CHECK_PASS(tx_at(pac, AT(0), &s, pkt));
-    s = rx_seg(flow, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
-    s.mss = 1000;
+    s = peer_synack_seg(flow, 5000, 1000);
     s.has_wscale = peer_ws >= 0;
     s.wscale = peer_ws >= 0 ? peer_ws : 0;
     rx_at(pac, AT(100), &s);

@@ -318,18 +318,23 @@ mirror_update(struct mirror *m, double bw, uint64_t in_flight_now)
     m->if_s += (in_flight_now - m->if_s) / 4;
 }
 
+/* What eq. (6) as implemented does at the end of a correction run. */
+struct correction {
+    uint64_t expected;          /* in_flight after eq. (6). */
+    bool corrected;             /* Whether eq. (6) lowers in_flight. */
+};
+
 /* Runs the deviation-correction scenario: a request puts 1000 * MSS in
  * flight (sent before the flow received anything, so that no flow's share
  * is involved: see test-pac-bugs.c for one that is), 'n_steady' intervals
- * receive 'n_per' x 1000 bytes each, then one
- * interval receives 'n_last' x 1000 bytes, 'n_ce' of them CE-marked.
- * Stores in '*expected' what eq. (6) as implemented leaves in_flight at,
- * and in '*corrected' whether it corrects ('enabled': whether PAC is
- * configured to, pac_config's deviation_correction; '*expected' and
- * '*corrected' say what eq. (6) would do either way). */
+ * receive 'n_per' x 1000 bytes each, then one interval receives 'n_last' x
+ * 1000 bytes, 'n_ce' of them CE-marked.  Stores in '*c' what eq. (6) would
+ * do, whether or not PAC is configured to apply it ('enabled', pac_config's
+ * deviation_correction).  Returns the instance, or NULL if the run went
+ * otherwise before the last interval. */
 static struct pac *
 correction_run_cfg(bool enabled, int n_steady, int n_per, int n_last,
-                   int n_ce, uint64_t *expected, bool *corrected)
+                   int n_ce, struct correction *c)
 {
     struct mirror m = { 0, 0 };
     struct pac_config cfg;
@@ -361,27 +366,26 @@ correction_run_cfg(bool enabled, int n_steady, int n_per, int n_last,
         double bw = n_last * 1000.0 / IV;
         double alpha = (double) n_ce / n_last;
 
-        *corrected = false;
+        c->corrected = false;
         if (m.bw_s > 0 && bw <= m.bw_s * (800 / 1000.0)) {
             double target = m.if_s * bw / (m.bw_s * (1 - alpha / 2));
 
             if (target < expect) {
                 expect = (uint64_t) target;
-                *corrected = true;
+                c->corrected = true;
             }
         }
     }
-    *expected = expect;
+    c->expected = expect;
     return pac;
 }
 
 /* The same with the correction configured. */
 static struct pac *
 correction_run(int n_steady, int n_per, int n_last, int n_ce,
-               uint64_t *expected, bool *corrected)
+               struct correction *c)
 {
-    return correction_run_cfg(true, n_steady, n_per, n_last, n_ce,
-                              expected, corrected);
+    return correction_run_cfg(true, n_steady, n_per, n_last, n_ce, c);
 }
 
 /* Eq. (6) does not apply within a drain time (lib/pac.c, dry_time()) of
@@ -390,13 +394,12 @@ correction_run(int n_steady, int n_per, int n_last, int n_ce,
 static void
 test_deviation_not_after_window(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run(3, 10, 2, 0, &expected, &corrected);
+    pac = correction_run(3, 10, 2, 0, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(corrected);               /* By eq. (6) alone. */
+    PAC_CHECK(c.corrected);             /* By eq. (6) alone. */
     CHECK_IN_FLIGHT(pac, 1000 * MSS - 32000);
     PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     end_pac();
@@ -406,14 +409,13 @@ test_deviation_not_after_window(void)
 static void
 test_deviation_correction_converged(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run(20, 10, 7, 0, &expected, &corrected);
+    pac = correction_run(20, 10, 7, 0, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(corrected);
-    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK(c.corrected);
+    CHECK_IN_FLIGHT(pac, c.expected);
     PAC_CHECK_EQ(get_stats(pac).corrections, 1);
     end_pac();
 }
@@ -423,13 +425,12 @@ test_deviation_correction_converged(void)
 static void
 test_deviation_correction_off(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run_cfg(false, 20, 10, 7, 0, &expected, &corrected);
+    pac = correction_run_cfg(false, 20, 10, 7, 0, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(corrected);               /* By eq. (6), were it on. */
+    PAC_CHECK(c.corrected);             /* By eq. (6), were it on. */
     CHECK_IN_FLIGHT(pac, 1000 * MSS - 207000);
     PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     end_pac();
@@ -440,24 +441,23 @@ test_deviation_correction_off(void)
 static void
 test_deviation_correction_alpha(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run(20, 10, 7, 7, &expected, &corrected);
+    pac = correction_run(20, 10, 7, 7, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(!corrected);
-    CHECK_IN_FLIGHT(pac, expected);
-    PAC_CHECK_EQ(expected, 1000 * MSS - 207000);
+    PAC_CHECK(!c.corrected);
+    CHECK_IN_FLIGHT(pac, c.expected);
+    PAC_CHECK_EQ(c.expected, 1000 * MSS - 207000);
     PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     PAC_CHECK_EQ(get_stats(pac).alpha_permille, 1000);
     end_pac();
 
     /* Half marked: still a correction, by a smaller factor. */
-    pac = correction_run(20, 10, 6, 3, &expected, &corrected);
+    pac = correction_run(20, 10, 6, 3, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(corrected);
-    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK(c.corrected);
+    CHECK_IN_FLIGHT(pac, c.expected);
     PAC_CHECK_EQ(get_stats(pac).corrections, 1);
     end_pac();
 }
@@ -466,14 +466,13 @@ test_deviation_correction_alpha(void)
 static void
 test_deviation_no_correction(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run(20, 10, 8, 0, &expected, &corrected);
+    pac = correction_run(20, 10, 8, 0, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(!corrected);
-    CHECK_IN_FLIGHT(pac, expected);
+    PAC_CHECK(!c.corrected);
+    CHECK_IN_FLIGHT(pac, c.expected);
     PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     end_pac();
 }
@@ -486,13 +485,12 @@ test_deviation_no_correction(void)
 static void
 test_deviation_needs_segments(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run(40, 5, 3, 0, &expected, &corrected);
+    pac = correction_run(40, 5, 3, 0, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(corrected);               /* By eq. (6) alone. */
+    PAC_CHECK(c.corrected);             /* By eq. (6) alone. */
     CHECK_IN_FLIGHT(pac, 1000 * MSS - 203000);
     PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     end_pac();

@@ -87,7 +87,7 @@ test_flow_fin_close(void)
     PAC_CHECK(pac_next_wakeup(pac) == AT(2000000));
 
     /* A new SYN on the half-closed flow's ports starts a new flow. */
-    rx(pac, AT(1000001), 1, 5000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
+    peer_syn(pac, AT(1000001), 1, 5000, 0);
     st = get_stats(pac);
     PAC_CHECK_EQ(st.flows, 1);
     PAC_CHECK_EQ(st.flows_closed, 2);
