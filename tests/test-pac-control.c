@@ -388,36 +388,56 @@ correction_run(int n_steady, int n_per, int n_last, int n_ce,
     return correction_run_cfg(true, n_steady, n_per, n_last, n_ce, c);
 }
 
+/* A correction run with the correction configured: in_flight ends where
+ * eq. (6) leaves it, and PAC counts a correction exactly when eq. (6)
+ * corrects, as 'corrects' says it does. */
+static void
+correction_applied(int n_steady, int n_per, int n_last, int n_ce,
+                   bool corrects)
+{
+    struct correction c;
+    struct pac *pac;
+
+    pac = correction_run(n_steady, n_per, n_last, n_ce, &c);
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(c.corrected, corrects);
+    CHECK_IN_FLIGHT(pac, c.expected);
+    PAC_CHECK_EQ(get_stats(pac).corrections, corrects);
+    end_pac();
+}
+
+/* A correction run without CE marks where eq. (6) alone would correct, but
+ * PAC does not ('enabled': whether the correction is configured): in_flight
+ * stays at 'left', what the request asked for less what arrived. */
+static void
+correction_not_applied(bool enabled, int n_steady, int n_per, int n_last,
+                       uint64_t left)
+{
+    struct correction c;
+    struct pac *pac;
+
+    pac = correction_run_cfg(enabled, n_steady, n_per, n_last, 0, &c);
+    PAC_CHECK(pac);
+    PAC_CHECK(c.corrected);             /* By eq. (6) alone. */
+    CHECK_IN_FLIGHT(pac, left);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
+    end_pac();
+}
+
 /* Eq. (6) does not apply within a drain time (lib/pac.c, dry_time()) of
  * a window trigger: a drop in throughput then is the answer's round trip.
  * Here the drop comes 4 ms after the request, dry_time() is 13.6 ms. */
 static void
 test_deviation_not_after_window(void)
 {
-    struct correction c;
-    struct pac *pac;
-
-    pac = correction_run(3, 10, 2, 0, &c);
-    PAC_CHECK(pac);
-    PAC_CHECK(c.corrected);             /* By eq. (6) alone. */
-    CHECK_IN_FLIGHT(pac, 1000 * MSS - 32000);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_not_applied(true, 3, 10, 2, 1000 * MSS - 32000);
 }
 
 /* Eq. (6) after the filters have converged, without ECN marks. */
 static void
 test_deviation_correction_converged(void)
 {
-    struct correction c;
-    struct pac *pac;
-
-    pac = correction_run(20, 10, 7, 0, &c);
-    PAC_CHECK(pac);
-    PAC_CHECK(c.corrected);
-    CHECK_IN_FLIGHT(pac, c.expected);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 1);
-    end_pac();
+    correction_applied(20, 10, 7, 0, true);
 }
 
 /* Off by default (pac_config's deviation_correction): the same drop as in
@@ -425,15 +445,7 @@ test_deviation_correction_converged(void)
 static void
 test_deviation_correction_off(void)
 {
-    struct correction c;
-    struct pac *pac;
-
-    pac = correction_run_cfg(false, 20, 10, 7, 0, &c);
-    PAC_CHECK(pac);
-    PAC_CHECK(c.corrected);             /* By eq. (6), were it on. */
-    CHECK_IN_FLIGHT(pac, 1000 * MSS - 207000);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_not_applied(false, 20, 10, 7, 1000 * MSS - 207000);
 }
 
 /* With heavy marking the same drop is not blamed on the estimate: the
@@ -454,27 +466,14 @@ test_deviation_correction_alpha(void)
     end_pac();
 
     /* Half marked: still a correction, by a smaller factor. */
-    pac = correction_run(20, 10, 6, 3, &c);
-    PAC_CHECK(pac);
-    PAC_CHECK(c.corrected);
-    CHECK_IN_FLIGHT(pac, c.expected);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 1);
-    end_pac();
+    correction_applied(20, 10, 6, 3, true);
 }
 
 /* A drop to just above lambda * BW_S corrects nothing. */
 static void
 test_deviation_no_correction(void)
 {
-    struct correction c;
-    struct pac *pac;
-
-    pac = correction_run(20, 10, 8, 0, &c);
-    PAC_CHECK(pac);
-    PAC_CHECK(!c.corrected);
-    CHECK_IN_FLIGHT(pac, c.expected);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_applied(20, 10, 8, 0, false);
 }
 
 /* Eq. (6) needs 8 segments per interval at the smoothed rate to read a
@@ -485,15 +484,7 @@ test_deviation_no_correction(void)
 static void
 test_deviation_needs_segments(void)
 {
-    struct correction c;
-    struct pac *pac;
-
-    pac = correction_run(40, 5, 3, 0, &c);
-    PAC_CHECK(pac);
-    PAC_CHECK(c.corrected);             /* By eq. (6) alone. */
-    CHECK_IN_FLIGHT(pac, 1000 * MSS - 203000);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_not_applied(true, 40, 5, 3, 1000 * MSS - 203000);
 }
 
 /* No data at all for max(1 ms, 8 base RTTs) with in_flight > 0: in_flight
