@@ -1,10 +1,10 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of the PAC in-flight estimate and release rule (paper section
- * III, Algorithm 1 and eqs. 3-5; DESIGN.md section 4): ACK triggers, window
- * triggers of requests and handshakes, duplicate ACKs, per-flow order and
- * stale ACKs (section III-D).
+/* Unit tests of the PAC in-flight estimate and release rule (PAC paper,
+ * section III, Algorithm 1 and eqs. 3-5; docs/libpac.md): ACK triggers,
+ * window triggers of requests and handshakes, duplicate ACKs, per-flow
+ * order and stale ACKs (section III-D).
  *
  * Unless a test says otherwise, the instance uses test_config(): default
  * threshold 96000, MSS 1460, IW 10 segments, and a base RTT so large that
@@ -53,7 +53,7 @@ test_rx_lowers_in_flight(void)
     end_pac();
 }
 
-/* Eq. (5) per flow (lib/pac.c, credit_rx()): data nobody asked for does not
+/* Eq. (5) per flow (libpac's credit_rx()): data nobody asked for does not
  * cancel what other flows were asked for; a trigger sent before its flow
  * had received anything is paid back by any such data. */
 static void
@@ -351,7 +351,7 @@ test_empty_pipe_admits_anything(void)
     end_pac();
 }
 
-/* Requests (DESIGN.md section 4): a data segment from the VM that
+/* Requests: a data segment from the VM that
  * acknowledges everything received is a window trigger; the next one is
  * worth min(window, previous response).  VM as client, MSS 1000 (from its
  * SYN). */
@@ -377,7 +377,7 @@ test_request_window_trigger(void)
     CHECK_IN_FLIGHT(pac, 0);            /* ...which has arrived. */
 
     /* The request: a window, 10 * 1000, and 9 bytes for the frame of the
-     * answer's short last segment (lib/pac.c, tail_frame_bytes(): the
+     * answer's short last segment (libpac's tail_frame_bytes(): the
      * answer is not a multiple of the default MSS, 1460, and its last
      * frame's headers take 66 * (1460 - 10000 % 1460) / 1526 bytes of
      * payload more than fits() counts for that segment). */
@@ -628,7 +628,7 @@ test_answer_sizes_alternate(void)
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
 
     /* The next request lets the peer send its window (the clamp), as
-     * large an answer would; it used to count 'small' bytes. */
+     * large an answer would, not only 'small' bytes. */
     short_answer_then_request(pac, AT(300), &seq, small, 2, 3, &added);
     PAC_CHECK_EQ(added, small + clamp);
     after = in_flight(pac);
@@ -1115,9 +1115,9 @@ test_stale_without_newer(void)
 }
 
 /* Regression: a duplicate SYN-ACK (or any segment that would move rcv_nxt
- * backwards) does not change in_flight; pac_rx() once credited
- * 'outstanding - flow_outstanding(f)' as uint32_t, which wrapped and
- * zeroed the whole instance's in_flight. */
+ * backwards) does not change in_flight.  Crediting 'outstanding -
+ * flow_outstanding(f)' in pac_rx() as uint32_t would wrap and zero the
+ * whole instance's in_flight. */
 static void
 test_dup_synack_keeps_in_flight(void)
 {
@@ -1209,11 +1209,12 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
 
 /* On a new instance of test_window_clamp()'s configuration (the clamp 71
  * units): flow 0 sends a request with raw window 'window' (leaving as
- * 'expect'), and its peer answers with the whole window: 1000-byte segments and a
- * short one that ends at the right edge.  The request counts the clamped
- * window (9000 bytes, plus the frame of the short last segment it ends in,
- * 66 * (1460 - 240) / 1526 = 52), not the 30-segment initial window, and
- * the short segment fills the window: it does not end the answer. */
+ * 'expect'), and its peer answers with the whole window: 1000-byte
+ * segments and a short one that ends at the right edge.  The request
+ * counts the clamped window (9000 bytes, plus the frame of the short last
+ * segment it ends in, 66 * (1460 - 240) / 1526 = 52), not the 30-segment
+ * initial window, and the short segment fills the window: it does not end
+ * the answer. */
 static void
 clamped_answer(struct pac *pac, uint16_t window, uint16_t expect)
 {
@@ -1232,12 +1233,11 @@ clamped_answer(struct pac *pac, uint16_t window, uint16_t expect)
 
 /* clamp_window: the receiver's window is lowered to as many whole segments
  * as half the threshold holds frames of (20000 / 2 / 1066: 9 x 1000
- * bytes), in units
- * of its scale (2^7, rounded up), only
- * once the handshake showed the scale; a request's window counts no more
- * than that; a peer that filled the window is window-limited (its ACKs
- * count growth only up to the window's right edge), and its short segment
- * at the window's edge does not end its answer. */
+ * bytes), in units of its scale (2^7, rounded up), only once the handshake
+ * showed the scale; a request's window counts no more than that; a peer
+ * that filled the window is window-limited (its ACKs count growth only up
+ * to the window's right edge), and its short segment at the window's edge
+ * does not end its answer. */
 static void
 test_window_clamp(void)
 {
@@ -1285,7 +1285,7 @@ test_window_clamp(void)
      * five segments and a short one at its edge) offers 71.  The peer may
      * send up to the new right edge, 10121 + 71 * 128 = 19209: the flow's
      * budget reaches it (in_flight 9 088, the window), where counting only
-     * the 5 120 acknowledged bytes left it 36 short (9 052). */
+     * the 5 120 acknowledged bytes would leave it 36 short (9 052). */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
     clamped_answer(pac, 40, 40);

@@ -1,14 +1,15 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of PAC's control loops (paper sections III-B and III-C):
+/* Unit tests of PAC's control loops (PAC paper, sections III-B and III-C):
  * threshold control from ECN marks (eq. 2), deviation correction of the
  * in-flight estimate (eq. 6), the reset after silence, and the per-flow
  * inference of the end of slow start.
  *
- * These tests use a base RTT of 1000 us and no held ACKs, so that the
- * control interval is exactly 1000 us; each interval is ended by a
- * pac_run() at its exact end, so that its duration is exactly 1000 us. */
+ * Unless a test says otherwise, they use a base RTT of 1000 us and no held
+ * ACKs, so that the control interval is exactly 1000 us; each interval is
+ * ended by a pac_run() at its exact end, so that its duration is exactly
+ * 1000 us. */
 
 #include "pac.h"
 
@@ -424,7 +425,7 @@ correction_not_applied(bool enabled, int n_steady, int n_per, int n_last,
     end_pac();
 }
 
-/* Eq. (6) does not apply within a drain time (lib/pac.c, dry_time()) of
+/* Eq. (6) does not apply within a drain time (libpac's dry_time()) of
  * a window trigger: a drop in throughput then is the answer's round trip.
  * Here the drop comes 4 ms after the request, dry_time() is 13.6 ms. */
 static void
@@ -819,8 +820,8 @@ test_threshold_floor_jumbo(void)
 }
 
 /* Regression: time may start at 0 ("microseconds from any fixed origin",
- * pac.h); a silence that starts at time 0 is measured from time 0 (it once
- * used silent_since == 0 for "not silent", one interval late). */
+ * pac.h); a silence that starts at time 0 is measured from time 0, not one
+ * interval late (silent_since == 0 must not mean "not silent"). */
 static void
 test_silence_time_origin_zero(void)
 {

@@ -1,10 +1,10 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of the release order of held packets: the MLFQ (paper section
- * III-D: strict priority between levels, per-flow round robin within a
- * level, demotion by received bytes), the max_hold timers, the held-packet
- * cap, pac_flush() and pac_destroy().
+/* Unit tests of the release order of held packets: the MLFQ (PAC paper,
+ * section III-D: strict priority between levels, per-flow round robin
+ * within a level, demotion by received bytes), the max_hold timers, the
+ * held-packet cap, pac_flush() and pac_destroy().
  *
  * Most tests hold slow-start ACKs of 1 MSS (trigger 2 MSS = 2920 bytes)
  * behind a "filler" request on another flow, and then let data in: the
@@ -819,10 +819,10 @@ run_isolated(void (*fn)(void))
     return WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
-/* Regression: one flow holding more than 65535 packets (the per-flow count
- * is 16 bits; max_held goes up to 2^20, default 65536).  It once wrapped
- * to 0: pac_dump_flows() said 0, the next segment could pass ahead, and
- * pac_flush() looped forever (hence the child process).  Whatever the
+/* Regression: one flow holding more than 65535 packets (max_held goes up
+ * to 2^20, default 65536).  A 16-bit per-flow count would wrap to 0:
+ * pac_dump_flows() would say 0, the next segment could pass ahead, and
+ * pac_flush() would loop forever (hence the child process).  Whatever the
  * per-flow cap, the counts agree, the flow stays in order and everything
  * comes back exactly once. */
 static void

@@ -3,9 +3,9 @@
 
 /* Incast scenarios on the packet-level simulator (tests/sim/).
  *
- * The paper's edge-incast setup: 1 Gbit/s bottleneck, 100000-byte drop-tail
- * buffer, 100 us base RTT, NewReno senders with IW10 and RTOmin 200 ms,
- * barrier-synchronised rounds.
+ * The PAC paper's edge-incast setup: 1 Gbit/s bottleneck, 100000-byte
+ * drop-tail buffer, 100 us base RTT, NewReno senders with IW10 and RTOmin
+ * 200 ms, barrier-synchronised rounds.
  *
  *   - Without PAC the model must collapse: drops and timeouts at 16, 100 and
  *     1000 senders of 64 KB each (16 x IW10 x 1526 bytes > 100000).
