@@ -1176,6 +1176,27 @@ test_tx_own_packet_not_emitted(void)
     end_pac();
 }
 
+/* The configuration of the window clamp tests: threshold 20000, so that
+ * the clamp is 9 segments of 1000 bytes, and an initial window of 30
+ * segments, larger than the clamp. */
+static void
+clamp_config(struct pac_config *cfg)
+{
+    test_config(cfg);
+    cfg->threshold = 20000;
+    cfg->init_window_segs = 30;
+}
+
+/* A new instance of clamp_config(), or NULL. */
+static struct pac *
+make_clamp_pac(void)
+{
+    struct pac_config cfg;
+
+    clamp_config(&cfg);
+    return make_pac(&cfg);
+}
+
 /* The receiver's handshake on test flow 'flow': its SYN (MSS 1000, window
  * scale 'vm_ws', or none if negative), the peer's SYN-ACK (MSS 1000, scale
  * 'peer_ws' or none) at ISN 5000. */
@@ -1207,8 +1228,7 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
     PAC_CHECK_EQ(s.window_clamped, expect != window);
 }
 
-/* On a new instance of test_window_clamp()'s configuration (the clamp 71
- * units): flow 0 sends a request with raw window 'window' (leaving as
+/* On a new instance of clamp_config() (the clamp 71 units): flow 0 sends a request with raw window 'window' (leaving as
  * 'expect'), and its peer answers with the whole window: 1000-byte
  * segments and a short one that ends at the right edge.  The request
  * counts the clamped window (9000 bytes, plus the frame of the short last
@@ -1245,10 +1265,7 @@ test_window_clamp(void)
     uint64_t before;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 20000;
-    cfg.init_window_segs = 30;
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
 
     /* Scale 7 on both sides: at most ceil(9000 / 128) = 71. */
@@ -1269,7 +1286,7 @@ test_window_clamp(void)
 
     /* The peer sends nine full segments and 88 bytes more: its answer stops
      * at the window's right edge, 5001 + 71 * 128 = 14089. */
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
     clamped_answer(pac, 500, 71);
 
@@ -1286,7 +1303,7 @@ test_window_clamp(void)
      * send up to the new right edge, 10121 + 71 * 128 = 19209: the flow's
      * budget reaches it (in_flight 9 088, the window), where counting only
      * the 5 120 acknowledged bytes would leave it 36 short (9 052). */
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
     clamped_answer(pac, 40, 40);
     clamp_ack(pac, AT(210), 0, 10121, 0, 71, 71, 2);
@@ -1294,6 +1311,7 @@ test_window_clamp(void)
     end_pac();
 
     /* Off: the window stays, the request counts the 30-segment window. */
+    clamp_config(&cfg);
     cfg.clamp_window = false;
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
@@ -1312,14 +1330,10 @@ test_window_clamp(void)
 static void
 test_window_edge_older(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq;
 
-    test_config(&cfg);
-    cfg.threshold = 20000;
-    cfg.init_window_segs = 30;
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
     clamped_answer(pac, 500, 71);
 
