@@ -24,7 +24,7 @@
 #define IW (10 * MSS)           /* Default init_window_segs * MSS. */
 #define ACK PAC_TCP_ACK
 
-/* lib/pac.c counts frames, not only payload, against the threshold: a
+/* libpac counts frames, not only payload, against the threshold: a
  * segment of default_mss payload bytes takes WIRE_OVERHEAD bytes more of
  * the switch buffer (PAC_WIRE_OVERHEAD), and a bare ACK that the peer sends
  * back for data that is not a request counts as ACK_FRAME payload bytes
@@ -235,7 +235,7 @@ run(struct pac *pac, uint64_t now)
 }
 
 /* The most payload in flight (in_flight + trigger) that 'threshold' admits
- * with the default MSS: fits() in lib/pac.c admits P bytes if
+ * with the default MSS: libpac's fits() admits P bytes if
  * P * (MSS + WIRE_OVERHEAD) / MSS <= threshold. */
 static inline uint64_t
 max_payload(uint64_t threshold)

@@ -1,10 +1,10 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of the PAC in-flight estimate and release rule (paper section
- * III, Algorithm 1 and eqs. 3-5; DESIGN.md section 4): ACK triggers, window
- * triggers of requests and handshakes, duplicate ACKs, per-flow order and
- * stale ACKs (section III-D).
+/* Unit tests of the PAC in-flight estimate and release rule (PAC paper,
+ * section III, Algorithm 1 and eqs. 3-5; docs/libpac.md): ACK triggers,
+ * window triggers of requests and handshakes, duplicate ACKs, per-flow
+ * order and stale ACKs (section III-D).
  *
  * Unless a test says otherwise, the instance uses test_config(): default
  * threshold 96000, MSS 1460, IW 10 segments, and a base RTT so large that
@@ -14,19 +14,17 @@
 
 #include "pac.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 /* Eq. (5): data that was asked for lowers in_flight by its length, never
  * below 0. */
 static void
 test_rx_lowers_in_flight(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* A request is a window trigger: in_flight = IW. */
@@ -55,17 +53,15 @@ test_rx_lowers_in_flight(void)
     end_pac();
 }
 
-/* Eq. (5) per flow (lib/pac.c, credit_rx()): data nobody asked for does not
+/* Eq. (5) per flow (libpac's credit_rx()): data nobody asked for does not
  * cancel what other flows were asked for; a trigger sent before its flow
  * had received anything is paid back by any such data. */
 static void
 test_rx_credit_per_flow(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -90,11 +86,9 @@ static void
 test_ack_trigger_slow_start(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 1460);
@@ -147,12 +141,10 @@ static void
 test_ack_trigger_congestion_avoidance(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t w, trigger;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* A CE mark on received data ends slow start (ECN on). */
@@ -257,11 +249,9 @@ test_ecn_off_keeps_slow_start(void)
 static void
 test_data_to_busy_peer(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 3000);
@@ -281,13 +271,10 @@ static void
 test_hold_and_release(void)
 {
     uint64_t room = max_payload(10000);
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
     PAC_CHECK_EQ(room, 9568);
 
@@ -334,13 +321,10 @@ test_hold_and_release(void)
 static void
 test_empty_pipe_admits_anything(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq;
 
-    test_config(&cfg);
-    cfg.threshold = 3000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(3000);
     PAC_CHECK(pac);
 
     seq = ack_flow(pac, AT(0), 0, 1460, 0);
@@ -367,7 +351,7 @@ test_empty_pipe_admits_anything(void)
     end_pac();
 }
 
-/* Requests (DESIGN.md section 4): a data segment from the VM that
+/* Requests: a data segment from the VM that
  * acknowledges everything received is a window trigger; the next one is
  * worth min(window, previous response).  VM as client, MSS 1000 (from its
  * SYN). */
@@ -375,32 +359,25 @@ static void
 test_request_window_trigger(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    s.mss = 1000;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 1000, 0));
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.mss, 1000);
     PAC_CHECK_EQ(info.cwnd, 10 * 1000);
     CHECK_IN_FLIGHT(pac, 63);           /* The SYN-ACK's frame... */
 
-    s = rx_seg(0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
-    s.mss = 1460;               /* The peer's MSS is not the VM's. */
-    rx_at(pac, AT(100), &s);
+    peer_synack(pac, AT(100), 0, 5000, 1460); /* Not the VM's MSS. */
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.mss, 1000);
     CHECK_IN_FLIGHT(pac, 0);            /* ...which has arrived. */
 
     /* The request: a window, 10 * 1000, and 9 bytes for the frame of the
-     * answer's short last segment (lib/pac.c, tail_frame_bytes(): the
+     * answer's short last segment (libpac's tail_frame_bytes(): the
      * answer is not a multiple of the default MSS, 1460, and its last
      * frame's headers take 66 * (1460 - 10000 % 1460) / 1526 bytes of
      * payload more than fits() counts for that segment). */
@@ -451,7 +428,6 @@ static void
 test_request_learned_window(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
     struct pac_config cfg;
     struct pac *pac;
 
@@ -460,10 +436,8 @@ test_request_learned_window(void)
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
 
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    s.mss = 1000;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
-    rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 1000, 0));
+    peer_synack(pac, AT(100), 0, 5000, 0);
     CHECK_PASS(tx(pac, AT(110), 0, 5001, 100, ACK, 1));
     CHECK_IN_FLIGHT(pac, 2000 + 39);   /* + the last frame, see above. */
     GET_FLOW(pac, 0, &info);
@@ -504,13 +478,8 @@ test_request_learned_window(void)
 static void
 open_client_flow(struct pac *pac, uint64_t now, int flow, uint16_t peer_mss)
 {
-    struct pac_segment s = tx_seg(flow, 0, 0, PAC_TCP_SYN);
-
-    s.mss = MSS;
-    CHECK_PASS(tx_at(pac, now, &s, 1000 + flow));
-    s = rx_seg(flow, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
-    s.mss = peer_mss;
-    rx_at(pac, now + 10, &s);
+    CHECK_PASS(vm_syn(pac, now, flow, MSS, 1000 + flow));
+    peer_synack(pac, now + 10, flow, 5000, peer_mss);
 }
 
 /* A segment shorter than a full one (by more than any TCP options) is all
@@ -521,12 +490,10 @@ open_client_flow(struct pac *pac, uint64_t now, int flow, uint16_t peer_mss)
 static void
 test_short_segment_ends_answer(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint64_t other;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* Flow 1 keeps something in flight, so that what fits is decided by
@@ -647,13 +614,11 @@ test_answer_sizes_alternate(void)
     /* The window clamp: half the default threshold (96 000) in frames. */
     const uint32_t clamp = 96000 / 2 / (MSS + WIRE_OVERHEAD) * MSS;
     const uint32_t small = 56;
-    struct pac_config cfg;
     uint64_t added, after;
     struct pac *pac;
     uint32_t seq;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* The large answer, then the small one: each ends in its short
@@ -663,7 +628,7 @@ test_answer_sizes_alternate(void)
     CHECK_PASS(tx(pac, AT(200), 0, seq, 100, ACK, 2));
 
     /* The next request lets the peer send its window (the clamp), as
-     * large an answer would; it used to count 'small' bytes. */
+     * large an answer would, not only 'small' bytes. */
     short_answer_then_request(pac, AT(300), &seq, small, 2, 3, &added);
     PAC_CHECK_EQ(added, small + clamp);
     after = in_flight(pac);
@@ -688,13 +653,11 @@ static void
 test_first_answer_small(void)
 {
     const uint32_t small = 56;
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq = 5001;
     uint64_t added;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     open_client_flow(pac, AT(0), 0, MSS);
@@ -719,13 +682,11 @@ test_first_answer_small(void)
 static void
 test_no_dry_waits_with_held_acks(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq;
     uint64_t t;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     /* A large first answer, acknowledged: the next one is expected as
@@ -766,11 +727,9 @@ static void
 test_request_small_burst(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -790,25 +749,18 @@ static void
 test_handshake_vm_server(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
-    s = rx_seg(0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
-    s.mss = 1460;
-    rx_at(pac, AT(1000), &s);
+    peer_syn(pac, AT(1000), 0, 7000, 1460);
     PAC_CHECK_EQ(n_flows(pac), 1);
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.rtt_us, 0);
 
-    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
-    s.mss = 1200;
-    CHECK_PASS(tx_at(pac, AT(1010), &s, 0));
+    CHECK_PASS(vm_synack(pac, AT(1010), 0, 7000, 1200, 0));
     /* + 49 for the last frame (see test_request_window_trigger()). */
     CHECK_IN_FLIGHT(pac, 10 * 1200 + 49);
     st = get_stats(pac);
@@ -838,18 +790,14 @@ test_handshake_vm_server(void)
 static void
 test_request_window_pending(void)
 {
-    struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
-    rx(pac, AT(0), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
-    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
-    CHECK_PASS(tx_at(pac, AT(10), &s, 0));
+    peer_syn(pac, AT(0), 0, 7000, 0);
+    CHECK_PASS(vm_synack(pac, AT(10), 0, 7000, 0, 0));
     CHECK_IN_FLIGHT(pac, IW);
     rx(pac, AT(110), 0, 7001, 0, ACK, PAC_ECN_NOT_ECT);
     CHECK_PASS(tx(pac, AT(120), 0, 7001, 100, ACK, 1));
@@ -875,20 +823,14 @@ static void
 test_handshake_held_synack(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
-    rx(pac, AT(10), 0, 7000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
-    s = tx_seg(0, 7001, 0, PAC_TCP_SYN | ACK);
-    s.mss = 1200;
-    CHECK_HELD(tx_at(pac, AT(10), &s, 1));
+    peer_syn(pac, AT(10), 0, 7000, 0);
+    CHECK_HELD(vm_synack(pac, AT(10), 0, 7000, 1200, 1));
     PAC_CHECK_EQ(get_stats(pac).handshake_triggers, 0);
 
     rx_data(pac, AT(50), 1, 1, IW);
@@ -911,25 +853,20 @@ static void
 test_handshake_vm_client(void)
 {
     struct pac_flow_info info;
-    struct pac_segment s;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    s.mss = 1400;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 1400, 0));
     CHECK_IN_FLIGHT(pac, 63);           /* The SYN-ACK's frame. */
     st = get_stats(pac);
     PAC_CHECK_EQ(st.tx_passed, 1);
     PAC_CHECK_EQ(st.handshake_triggers, 0);
     PAC_CHECK_EQ(st.flows_created, 1);
 
-    rx(pac, AT(80), 0, 9000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    peer_synack(pac, AT(80), 0, 9000, 0);
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.rtt_us, 80);
     PAC_CHECK_EQ(info.mss, 1400);
@@ -950,13 +887,10 @@ test_handshake_vm_client(void)
 static void
 test_dup_ack_passes(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(tx(pac, AT(0), 1, 1001, 0, ACK, 0));    /* 1460 */
@@ -993,12 +927,9 @@ static void
 test_no_reorder(void)
 {
     uint64_t room = max_payload(10000);
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 5000);
@@ -1029,13 +960,10 @@ static void
 test_rst_from_vm(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* IW */
@@ -1067,13 +995,10 @@ test_stale_ack(void)
 {
     uint64_t room = max_payload(10000);
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     /* Flow 0 has received 20000 bytes (level 1), one CE-marked. */
@@ -1131,12 +1056,9 @@ test_stale_ack(void)
 static void
 test_stale_keeps_data(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 500);
@@ -1171,13 +1093,10 @@ test_stale_keeps_data(void)
 static void
 test_stale_without_newer(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(1), 1, 1, 0));
@@ -1196,31 +1115,27 @@ test_stale_without_newer(void)
 }
 
 /* Regression: a duplicate SYN-ACK (or any segment that would move rcv_nxt
- * backwards) does not change in_flight; pac_rx() once credited
- * 'outstanding - flow_outstanding(f)' as uint32_t, which wrapped and
- * zeroed the whole instance's in_flight. */
+ * backwards) does not change in_flight.  Crediting 'outstanding -
+ * flow_outstanding(f)' in pac_rx() as uint32_t would wrap and zero the
+ * whole instance's in_flight. */
 static void
 test_dup_synack_keeps_in_flight(void)
 {
-    struct pac_config cfg;
-    struct pac_segment s;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 1, 1, 0));          /* Flow 1: IW. */
-    s = tx_seg(0, 0, 0, PAC_TCP_SYN);
-    CHECK_PASS(tx_at(pac, AT(0), &s, 1));
-    rx(pac, AT(100), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    CHECK_PASS(vm_syn(pac, AT(0), 0, 0, 1));
+    peer_synack(pac, AT(100), 0, 5000, 0);
     CHECK_PASS(tx(pac, AT(100), 0, 5001, 100, ACK, 2)); /* Flow 0: IW. */
     CHECK_IN_FLIGHT(pac, 2 * IW);
     rx_data(pac, AT(200), 0, 5001, 1000);
     CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
 
     /* The peer's SYN-ACK again (a retransmission or a duplicate). */
-    rx(pac, AT(210), 0, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
+    peer_synack(pac, AT(210), 0, 5000, 0);
     CHECK_IN_FLIGHT(pac, 2 * IW - 1000);
     end_pac();
 }
@@ -1261,20 +1176,39 @@ test_tx_own_packet_not_emitted(void)
     end_pac();
 }
 
+/* The configuration of the window clamp tests: threshold 20000, so that
+ * the clamp is 9 segments of 1000 bytes, and an initial window of 30
+ * segments, larger than the clamp. */
+static void
+clamp_config(struct pac_config *cfg)
+{
+    test_config(cfg);
+    cfg->threshold = 20000;
+    cfg->init_window_segs = 30;
+}
+
+/* A new instance of clamp_config(), or NULL. */
+static struct pac *
+make_clamp_pac(void)
+{
+    struct pac_config cfg;
+
+    clamp_config(&cfg);
+    return make_pac(&cfg);
+}
+
 /* The receiver's handshake on test flow 'flow': its SYN (MSS 1000, window
  * scale 'vm_ws', or none if negative), the peer's SYN-ACK (MSS 1000, scale
  * 'peer_ws' or none) at ISN 5000. */
 static void
 clamp_handshake(struct pac *pac, int flow, int vm_ws, int peer_ws, int pkt)
 {
-    struct pac_segment s = tx_seg(flow, 0, 0, PAC_TCP_SYN);
+    struct pac_segment s = vm_syn_seg(flow, 1000);
 
-    s.mss = 1000;
     s.has_wscale = vm_ws >= 0;
     s.wscale = vm_ws >= 0 ? vm_ws : 0;
     CHECK_PASS(tx_at(pac, AT(0), &s, pkt));
-    s = rx_seg(flow, 5000, 0, PAC_TCP_SYN | ACK, PAC_ECN_NOT_ECT);
-    s.mss = 1000;
+    s = peer_synack_seg(flow, 5000, 1000);
     s.has_wscale = peer_ws >= 0;
     s.wscale = peer_ws >= 0 ? peer_ws : 0;
     rx_at(pac, AT(100), &s);
@@ -1294,13 +1228,13 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
     PAC_CHECK_EQ(s.window_clamped, expect != window);
 }
 
-/* On a new instance of test_window_clamp()'s configuration (the clamp 71
- * units): flow 0 sends a request with raw window 'window' (leaving as
- * 'expect'), and its peer answers with the whole window: 1000-byte segments and a
- * short one that ends at the right edge.  The request counts the clamped
- * window (9000 bytes, plus the frame of the short last segment it ends in,
- * 66 * (1460 - 240) / 1526 = 52), not the 30-segment initial window, and
- * the short segment fills the window: it does not end the answer. */
+/* On a new instance of clamp_config() (the clamp 71 units): flow 0 sends a request with raw window 'window' (leaving as
+ * 'expect'), and its peer answers with the whole window: 1000-byte
+ * segments and a short one that ends at the right edge.  The request
+ * counts the clamped window (9000 bytes, plus the frame of the short last
+ * segment it ends in, 66 * (1460 - 240) / 1526 = 52), not the 30-segment
+ * initial window, and the short segment fills the window: it does not end
+ * the answer. */
 static void
 clamped_answer(struct pac *pac, uint16_t window, uint16_t expect)
 {
@@ -1319,12 +1253,11 @@ clamped_answer(struct pac *pac, uint16_t window, uint16_t expect)
 
 /* clamp_window: the receiver's window is lowered to as many whole segments
  * as half the threshold holds frames of (20000 / 2 / 1066: 9 x 1000
- * bytes), in units
- * of its scale (2^7, rounded up), only
- * once the handshake showed the scale; a request's window counts no more
- * than that; a peer that filled the window is window-limited (its ACKs
- * count growth only up to the window's right edge), and its short segment
- * at the window's edge does not end its answer. */
+ * bytes), in units of its scale (2^7, rounded up), only once the handshake
+ * showed the scale; a request's window counts no more than that; a peer
+ * that filled the window is window-limited (its ACKs count growth only up
+ * to the window's right edge), and its short segment at the window's edge
+ * does not end its answer. */
 static void
 test_window_clamp(void)
 {
@@ -1332,10 +1265,7 @@ test_window_clamp(void)
     uint64_t before;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 20000;
-    cfg.init_window_segs = 30;
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
 
     /* Scale 7 on both sides: at most ceil(9000 / 128) = 71. */
@@ -1356,7 +1286,7 @@ test_window_clamp(void)
 
     /* The peer sends nine full segments and 88 bytes more: its answer stops
      * at the window's right edge, 5001 + 71 * 128 = 14089. */
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
     clamped_answer(pac, 500, 71);
 
@@ -1372,8 +1302,8 @@ test_window_clamp(void)
      * five segments and a short one at its edge) offers 71.  The peer may
      * send up to the new right edge, 10121 + 71 * 128 = 19209: the flow's
      * budget reaches it (in_flight 9 088, the window), where counting only
-     * the 5 120 acknowledged bytes left it 36 short (9 052). */
-    pac = make_pac(&cfg);
+     * the 5 120 acknowledged bytes would leave it 36 short (9 052). */
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
     clamped_answer(pac, 40, 40);
     clamp_ack(pac, AT(210), 0, 10121, 0, 71, 71, 2);
@@ -1381,6 +1311,7 @@ test_window_clamp(void)
     end_pac();
 
     /* Off: the window stays, the request counts the 30-segment window. */
+    clamp_config(&cfg);
     cfg.clamp_window = false;
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
@@ -1399,14 +1330,10 @@ test_window_clamp(void)
 static void
 test_window_edge_older(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t seq;
 
-    test_config(&cfg);
-    cfg.threshold = 20000;
-    cfg.init_window_segs = 30;
-    pac = make_pac(&cfg);
+    pac = make_clamp_pac();
     PAC_CHECK(pac);
     clamped_answer(pac, 500, 71);
 

@@ -9,13 +9,13 @@
 
 #include "pac.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
-/* FIXED BUG 1: eq. (6) as implemented overshoots.  correct_in_flight()
- * takes the excess from flows, but reclaims each visited flow's whole
- * outstanding share, so in_flight ends below in_flight_S * BW_T / (BW_S *
- * (1 - alpha / 2)), down to 0 when one flow holds it all (while its data
- * is still coming).  Eq. (6) says min(in_flight, target).  Scenario: one
+/* Bug 1: eq. (6) must not overshoot.  correct_in_flight() takes the
+ * excess from flows; reclaiming each visited flow's whole outstanding share
+ * would leave in_flight below in_flight_S * BW_T / (BW_S * (1 - alpha /
+ * 2)), down to 0 when one flow holds it all (while its data is still
+ * coming).  Eq. (6) says min(in_flight, target).  Scenario: one
  * request of 1000 MSS (attributed to its flow), 20 intervals of 10000
  * bytes, then one of 7000 bytes (BW_T <= lambda * BW_S). */
 static void
@@ -70,21 +70,18 @@ null_emit(void *aux, void *pkt, enum pac_emit emit)
     }
 }
 
-/* FIXED BUG 2: release_head() tells pac_tx()'s own packet apart by
- * comparing handles with pac->tx_pkt, which is NULL outside pac_tx(): a
- * held packet whose handle is NULL is then never emitted (it is lost, and
- * counted as released).  pac.h says handles are opaque to PAC; nothing
- * forbids NULL (a caller may use indices cast to pointers, 0 included). */
+/* Bug 2: a held packet whose handle is NULL is emitted like any other.
+ * Telling pac_tx()'s own packet apart by its handle (NULL outside pac_tx())
+ * would take it for that packet: it would be lost, and counted as
+ * released.  pac.h says handles are opaque to PAC; nothing forbids NULL (a
+ * caller may use indices cast to pointers, 0 included). */
 static void
 test_bug_null_handle_lost(void)
 {
     struct pac_segment s;
-    struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
     null_emits = 0;
 

@@ -1,18 +1,19 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of PAC's control loops (paper sections III-B and III-C):
+/* Unit tests of PAC's control loops (PAC paper, sections III-B and III-C):
  * threshold control from ECN marks (eq. 2), deviation correction of the
  * in-flight estimate (eq. 6), the reset after silence, and the per-flow
  * inference of the end of slow start.
  *
- * These tests use a base RTT of 1000 us and no held ACKs, so that the
- * control interval is exactly 1000 us; each interval is ended by a
- * pac_run() at its exact end, so that its duration is exactly 1000 us. */
+ * Unless a test says otherwise, they use a base RTT of 1000 us and no held
+ * ACKs, so that the control interval is exactly 1000 us; each interval is
+ * ended by a pac_run() at its exact end, so that its duration is exactly
+ * 1000 us. */
 
 #include "pac.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 #define IV 1000                 /* Control interval, us. */
 
@@ -21,6 +22,18 @@ control_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
     cfg->base_rtt_us = IV;
+}
+
+/* A new instance of control_config() with base RTT 'base_rtt_us' (IV, or
+ * shorter for the silence and dry-verdict tests), or NULL. */
+static struct pac *
+make_control_pac(uint32_t base_rtt_us)
+{
+    struct pac_config cfg;
+
+    control_config(&cfg);
+    cfg.base_rtt_us = base_rtt_us;
+    return make_pac(&cfg);
 }
 
 /* Sends 'n' segments of 'len' bytes on 'flow' during control interval 'k'
@@ -154,13 +167,11 @@ test_threshold_floor(void)
     static const uint64_t down[] = {
         48000, 24000, 12000, 6000, 3000, 2920, 2920
     };
-    struct pac_config cfg;
     uint32_t seq = 1;
     struct pac *pac;
     int k = 0;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     for (int i = 0; i < 7; i++, k++) {
@@ -308,18 +319,23 @@ mirror_update(struct mirror *m, double bw, uint64_t in_flight_now)
     m->if_s += (in_flight_now - m->if_s) / 4;
 }
 
+/* What eq. (6) as implemented does at the end of a correction run. */
+struct correction {
+    uint64_t expected;          /* in_flight after eq. (6). */
+    bool corrected;             /* Whether eq. (6) lowers in_flight. */
+};
+
 /* Runs the deviation-correction scenario: a request puts 1000 * MSS in
  * flight (sent before the flow received anything, so that no flow's share
  * is involved: see test-pac-bugs.c for one that is), 'n_steady' intervals
- * receive 'n_per' x 1000 bytes each, then one
- * interval receives 'n_last' x 1000 bytes, 'n_ce' of them CE-marked.
- * Stores in '*expected' what eq. (6) as implemented leaves in_flight at,
- * and in '*corrected' whether it corrects ('enabled': whether PAC is
- * configured to, pac_config's deviation_correction; '*expected' and
- * '*corrected' say what eq. (6) would do either way). */
+ * receive 'n_per' x 1000 bytes each, then one interval receives 'n_last' x
+ * 1000 bytes, 'n_ce' of them CE-marked.  Stores in '*c' what eq. (6) would
+ * do, whether or not PAC is configured to apply it ('enabled', pac_config's
+ * deviation_correction).  Returns the instance, or NULL if the run went
+ * otherwise before the last interval. */
 static struct pac *
 correction_run_cfg(bool enabled, int n_steady, int n_per, int n_last,
-                   int n_ce, uint64_t *expected, bool *corrected)
+                   int n_ce, struct correction *c)
 {
     struct mirror m = { 0, 0 };
     struct pac_config cfg;
@@ -351,61 +367,78 @@ correction_run_cfg(bool enabled, int n_steady, int n_per, int n_last,
         double bw = n_last * 1000.0 / IV;
         double alpha = (double) n_ce / n_last;
 
-        *corrected = false;
+        c->corrected = false;
         if (m.bw_s > 0 && bw <= m.bw_s * (800 / 1000.0)) {
             double target = m.if_s * bw / (m.bw_s * (1 - alpha / 2));
 
             if (target < expect) {
                 expect = (uint64_t) target;
-                *corrected = true;
+                c->corrected = true;
             }
         }
     }
-    *expected = expect;
+    c->expected = expect;
     return pac;
 }
 
 /* The same with the correction configured. */
 static struct pac *
 correction_run(int n_steady, int n_per, int n_last, int n_ce,
-               uint64_t *expected, bool *corrected)
+               struct correction *c)
 {
-    return correction_run_cfg(true, n_steady, n_per, n_last, n_ce,
-                              expected, corrected);
+    return correction_run_cfg(true, n_steady, n_per, n_last, n_ce, c);
 }
 
-/* Eq. (6) does not apply within a drain time (lib/pac.c, dry_time()) of
+/* A correction run with the correction configured: in_flight ends where
+ * eq. (6) leaves it, and PAC counts a correction exactly when eq. (6)
+ * corrects, as 'corrects' says it does. */
+static void
+correction_applied(int n_steady, int n_per, int n_last, int n_ce,
+                   bool corrects)
+{
+    struct correction c;
+    struct pac *pac;
+
+    pac = correction_run(n_steady, n_per, n_last, n_ce, &c);
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(c.corrected, corrects);
+    CHECK_IN_FLIGHT(pac, c.expected);
+    PAC_CHECK_EQ(get_stats(pac).corrections, corrects);
+    end_pac();
+}
+
+/* A correction run without CE marks where eq. (6) alone would correct, but
+ * PAC does not ('enabled': whether the correction is configured): in_flight
+ * stays at 'left', what the request asked for less what arrived. */
+static void
+correction_not_applied(bool enabled, int n_steady, int n_per, int n_last,
+                       uint64_t left)
+{
+    struct correction c;
+    struct pac *pac;
+
+    pac = correction_run_cfg(enabled, n_steady, n_per, n_last, 0, &c);
+    PAC_CHECK(pac);
+    PAC_CHECK(c.corrected);             /* By eq. (6) alone. */
+    CHECK_IN_FLIGHT(pac, left);
+    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
+    end_pac();
+}
+
+/* Eq. (6) does not apply within a drain time (libpac's dry_time()) of
  * a window trigger: a drop in throughput then is the answer's round trip.
  * Here the drop comes 4 ms after the request, dry_time() is 13.6 ms. */
 static void
 test_deviation_not_after_window(void)
 {
-    uint64_t expected;
-    bool corrected;
-    struct pac *pac;
-
-    pac = correction_run(3, 10, 2, 0, &expected, &corrected);
-    PAC_CHECK(pac);
-    PAC_CHECK(corrected);               /* By eq. (6) alone. */
-    CHECK_IN_FLIGHT(pac, 1000 * MSS - 32000);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_not_applied(true, 3, 10, 2, 1000 * MSS - 32000);
 }
 
 /* Eq. (6) after the filters have converged, without ECN marks. */
 static void
 test_deviation_correction_converged(void)
 {
-    uint64_t expected;
-    bool corrected;
-    struct pac *pac;
-
-    pac = correction_run(20, 10, 7, 0, &expected, &corrected);
-    PAC_CHECK(pac);
-    PAC_CHECK(corrected);
-    CHECK_IN_FLIGHT(pac, expected);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 1);
-    end_pac();
+    correction_applied(20, 10, 7, 0, true);
 }
 
 /* Off by default (pac_config's deviation_correction): the same drop as in
@@ -413,16 +446,7 @@ test_deviation_correction_converged(void)
 static void
 test_deviation_correction_off(void)
 {
-    uint64_t expected;
-    bool corrected;
-    struct pac *pac;
-
-    pac = correction_run_cfg(false, 20, 10, 7, 0, &expected, &corrected);
-    PAC_CHECK(pac);
-    PAC_CHECK(corrected);               /* By eq. (6), were it on. */
-    CHECK_IN_FLIGHT(pac, 1000 * MSS - 207000);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_not_applied(false, 20, 10, 7, 1000 * MSS - 207000);
 }
 
 /* With heavy marking the same drop is not blamed on the estimate: the
@@ -430,42 +454,27 @@ test_deviation_correction_off(void)
 static void
 test_deviation_correction_alpha(void)
 {
-    uint64_t expected;
-    bool corrected;
+    struct correction c;
     struct pac *pac;
 
-    pac = correction_run(20, 10, 7, 7, &expected, &corrected);
+    pac = correction_run(20, 10, 7, 7, &c);
     PAC_CHECK(pac);
-    PAC_CHECK(!corrected);
-    CHECK_IN_FLIGHT(pac, expected);
-    PAC_CHECK_EQ(expected, 1000 * MSS - 207000);
+    PAC_CHECK(!c.corrected);
+    CHECK_IN_FLIGHT(pac, c.expected);
+    PAC_CHECK_EQ(c.expected, 1000 * MSS - 207000);
     PAC_CHECK_EQ(get_stats(pac).corrections, 0);
     PAC_CHECK_EQ(get_stats(pac).alpha_permille, 1000);
     end_pac();
 
     /* Half marked: still a correction, by a smaller factor. */
-    pac = correction_run(20, 10, 6, 3, &expected, &corrected);
-    PAC_CHECK(pac);
-    PAC_CHECK(corrected);
-    CHECK_IN_FLIGHT(pac, expected);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 1);
-    end_pac();
+    correction_applied(20, 10, 6, 3, true);
 }
 
 /* A drop to just above lambda * BW_S corrects nothing. */
 static void
 test_deviation_no_correction(void)
 {
-    uint64_t expected;
-    bool corrected;
-    struct pac *pac;
-
-    pac = correction_run(20, 10, 8, 0, &expected, &corrected);
-    PAC_CHECK(pac);
-    PAC_CHECK(!corrected);
-    CHECK_IN_FLIGHT(pac, expected);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_applied(20, 10, 8, 0, false);
 }
 
 /* Eq. (6) needs 8 segments per interval at the smoothed rate to read a
@@ -476,16 +485,7 @@ test_deviation_no_correction(void)
 static void
 test_deviation_needs_segments(void)
 {
-    uint64_t expected;
-    bool corrected;
-    struct pac *pac;
-
-    pac = correction_run(40, 5, 3, 0, &expected, &corrected);
-    PAC_CHECK(pac);
-    PAC_CHECK(corrected);               /* By eq. (6) alone. */
-    CHECK_IN_FLIGHT(pac, 1000 * MSS - 203000);
-    PAC_CHECK_EQ(get_stats(pac).corrections, 0);
-    end_pac();
+    correction_not_applied(true, 40, 5, 3, 1000 * MSS - 203000);
 }
 
 /* No data at all for max(1 ms, 8 base RTTs) with in_flight > 0: in_flight
@@ -493,12 +493,10 @@ test_deviation_needs_segments(void)
 static void
 test_silence_reset(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -531,12 +529,9 @@ test_silence_reset(void)
 static void
 test_silence_reset_min(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_control_pac(50);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -554,11 +549,9 @@ test_silence_reset_min(void)
 static void
 test_silence_reset_data(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -584,13 +577,10 @@ test_silence_reset_data(void)
 static void
 test_late_data_lengthens_silence(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_control_pac(50);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
@@ -656,12 +646,9 @@ run_until_dry(struct pac *pac, uint64_t start, uint64_t n, uint32_t *bg_seq)
 static struct pac *
 make_dry_test_pac(uint32_t *bg_seq)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    control_config(&cfg);
-    cfg.base_rtt_us = 50;
-    pac = make_pac(&cfg);
+    pac = make_control_pac(50);
     if (pac) {
         run_until_dry(pac, 0, 1, bg_seq);
     }
@@ -750,12 +737,10 @@ test_slow_start_inference(void)
 {
     static const int pkts_per_iv[] = { 10, 5, 3 };
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t seq = 1;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     /* Per-flow intervals start at the flow's first data, AT(10). */
@@ -795,12 +780,10 @@ test_slow_start_inference_consecutive(void)
 {
     static const int pkts_per_iv[] = { 10, 5, 6, 4, 5 };
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t seq = 1;
     struct pac *pac;
 
-    control_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_control_pac(IV);
     PAC_CHECK(pac);
 
     for (int k = 0; k < 5; k++) {
@@ -823,8 +806,7 @@ test_threshold_floor_jumbo(void)
     struct pac_config cfg;
     struct pac *pac;
 
-    pac_config_init(&cfg);
-    cfg.base_rtt_us = 1000;
+    control_config(&cfg);
     cfg.threshold = 3000;
     cfg.default_mss = 9000;
     pac = make_pac(&cfg);
@@ -838,16 +820,15 @@ test_threshold_floor_jumbo(void)
 }
 
 /* Regression: time may start at 0 ("microseconds from any fixed origin",
- * pac.h); a silence that starts at time 0 is measured from time 0 (it once
- * used silent_since == 0 for "not silent", one interval late). */
+ * pac.h); a silence that starts at time 0 is measured from time 0, not one
+ * interval late (silent_since == 0 must not mean "not silent"). */
 static void
 test_silence_time_origin_zero(void)
 {
     struct pac_config cfg;
     struct pac *pac;
 
-    pac_config_init(&cfg);
-    cfg.base_rtt_us = 1000;
+    control_config(&cfg);
     drop_pac();
     rec_reset();
     pac = cur_pac = pac_create(&cfg, 0);

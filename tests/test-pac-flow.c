@@ -11,20 +11,18 @@
 #include "pac-private.h"
 #include "pac-flow.h"
 
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 /* Both directions of a connection map to one flow. */
 static void
 test_flow_both_directions(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     uint8_t vm[16], peer[16];
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 1000);
@@ -63,12 +61,10 @@ static void
 test_flow_fin_close(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 0, 1, 1000);
@@ -91,7 +87,7 @@ test_flow_fin_close(void)
     PAC_CHECK(pac_next_wakeup(pac) == AT(2000000));
 
     /* A new SYN on the half-closed flow's ports starts a new flow. */
-    rx(pac, AT(1000001), 1, 5000, 0, PAC_TCP_SYN, PAC_ECN_NOT_ECT);
+    peer_syn(pac, AT(1000001), 1, 5000, 0);
     st = get_stats(pac);
     PAC_CHECK_EQ(st.flows, 1);
     PAC_CHECK_EQ(st.flows_closed, 2);
@@ -152,13 +148,10 @@ static void
 test_flow_rst_from_peer(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    pac = make_pac(&cfg);
+    pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 2, 1, 0));           /* 14600 */
@@ -266,12 +259,10 @@ static void
 test_flow_ipv6(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint8_t vm[16], peer[16];
     struct pac *pac;
 
-    test_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_test_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), FLOW_V6, 1, 1460);

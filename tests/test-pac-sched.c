@@ -1,10 +1,10 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of the release order of held packets: the MLFQ (paper section
- * III-D: strict priority between levels, per-flow round robin within a
- * level, demotion by received bytes), the max_hold timers, the held-packet
- * cap, pac_flush() and pac_destroy().
+/* Unit tests of the release order of held packets: the MLFQ (PAC paper,
+ * section III-D: strict priority between levels, per-flow round robin
+ * within a level, demotion by received bytes), the max_hold timers, the
+ * held-packet cap, pac_flush() and pac_destroy().
  *
  * Most tests hold slow-start ACKs of 1 MSS (trigger 2 MSS = 2920 bytes)
  * behind a "filler" request on another flow, and then let data in: the
@@ -15,7 +15,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "pac-test-seg.h"
+#include "pac-test-fixture.h"
 
 #define MIN(A, B) ((A) < (B) ? (A) : (B))
 
@@ -59,19 +59,27 @@ sched_config(struct pac_config *cfg)
     cfg->init_window_segs = 20;
 }
 
+/* A new instance of sched_config(), or NULL. */
+static struct pac *
+make_sched_pac(void)
+{
+    struct pac_config cfg;
+
+    sched_config(&cfg);
+    return make_pac(&cfg);
+}
+
 /* A flow that has received >= 20000 bytes is at level 1; level 0 is served
  * first. */
 static void
 test_mlfq_priority(void)
 {
     struct pac_flow_info info;
-    struct pac_config cfg;
     struct pac_stats st;
     uint32_t a, b;
     struct pac *pac;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     PAC_CHECK(pac);
     PAC_CHECK_EQ(max_payload(30000), ROOM);
 
@@ -116,12 +124,10 @@ test_mlfq_priority(void)
 static void
 test_mlfq_strict(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
     uint32_t b;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     PAC_CHECK(pac);
 
     b = ack_flow(pac, AT(0), 1, 20000, 0);
@@ -151,12 +157,10 @@ static void
 test_mlfq_round_robin(void)
 {
     static const int order[] = { 3, 6, 4, 7, 5, 8 };
-    struct pac_config cfg;
     uint32_t seq[2], data[2];
     struct pac *pac;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     PAC_CHECK(pac);
 
     /* Flows 0 and 1 have received 3 MSS each that they have not
@@ -210,13 +214,11 @@ test_mlfq_round_robin(void)
 static enum pac_verdict
 burst_after_round_robin(bool batched, uint64_t *in_flightp)
 {
-    struct pac_config cfg;
     enum pac_verdict v;
     uint32_t seq[2];
     struct pac *pac;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     if (!pac) {
         return PAC_PASS;
     }
@@ -477,11 +479,9 @@ test_max_hold(void)
 static void
 test_max_hold_late_run(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 2, 1, 0));
@@ -568,11 +568,9 @@ test_max_hold_trigger(void)
 static void
 test_max_hold_trigger_default(void)
 {
-    struct pac_config cfg;
     struct pac *pac;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     PAC_CHECK(pac);
 
     CHECK_PASS(request(pac, AT(0), 2, 1, 0));
@@ -741,12 +739,10 @@ test_held_cap(void)
 static void
 test_flush_and_destroy(void)
 {
-    struct pac_config cfg;
     struct pac_stats st;
     struct pac *pac;
 
-    sched_config(&cfg);
-    pac = make_pac(&cfg);
+    pac = make_sched_pac();
     PAC_CHECK(pac);
 
     rx_data(pac, AT(0), 1, 1, 20000);                  /* Level 1. */
@@ -823,10 +819,10 @@ run_isolated(void (*fn)(void))
     return WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
-/* Regression: one flow holding more than 65535 packets (the per-flow count
- * is 16 bits; max_held goes up to 2^20, default 65536).  It once wrapped
- * to 0: pac_dump_flows() said 0, the next segment could pass ahead, and
- * pac_flush() looped forever (hence the child process).  Whatever the
+/* Regression: one flow holding more than 65535 packets (max_held goes up
+ * to 2^20, default 65536).  A 16-bit per-flow count would wrap to 0:
+ * pac_dump_flows() would say 0, the next segment could pass ahead, and
+ * pac_flush() would loop forever (hence the child process).  Whatever the
  * per-flow cap, the counts agree, the flow stays in order and everything
  * comes back exactly once. */
 static void

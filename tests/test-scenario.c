@@ -3,9 +3,9 @@
 
 /* Incast scenarios on the packet-level simulator (tests/sim/).
  *
- * The paper's edge-incast setup: 1 Gbit/s bottleneck, 100000-byte drop-tail
- * buffer, 100 us base RTT, NewReno senders with IW10 and RTOmin 200 ms,
- * barrier-synchronised rounds.
+ * The PAC paper's edge-incast setup: 1 Gbit/s bottleneck, 100000-byte
+ * drop-tail buffer, 100 us base RTT, NewReno senders with IW10 and RTOmin
+ * 200 ms, barrier-synchronised rounds.
  *
  *   - Without PAC the model must collapse: drops and timeouts at 16, 100 and
  *     1000 senders of 64 KB each (16 x IW10 x 1526 bytes > 100000).
@@ -94,29 +94,23 @@ PAC_TEST(16, 5, false, 0.90)
 PAC_TEST(100, 5, false, 0.90)
 PAC_TEST(1000, 5, true, 0.90)
 
-static void
-test_pac_delayed_ack_100(void)
-{
-    struct sim_result res;
+/* With PAC and 100 senders, other workloads: no loss. */
+#define PAC_NO_DROP_TEST(NAME, WORKLOAD, DELAYED_ACK)                   \
+    static void                                                         \
+    test_pac_##NAME(void)                                               \
+    {                                                                   \
+        struct sim_result res;                                          \
+                                                                        \
+        PAC_CHECK(scenario(SIM_MODE_PAC, 100, WORKLOAD, 5, DELAYED_ACK, \
+                           &res));                                      \
+        PAC_CHECK_EQ(res.parse_errors, 0);                              \
+        PAC_CHECK_EQ(res.pac_bad_emits, 0);                             \
+        PAC_CHECK(res.completed);                                       \
+        PAC_CHECK_EQ(res.drops, 0);                                     \
+    }
 
-    PAC_CHECK(scenario(SIM_MODE_PAC, 100, SIM_WL_PER_SENDER, 5, true, &res));
-    PAC_CHECK_EQ(res.parse_errors, 0);
-    PAC_CHECK_EQ(res.pac_bad_emits, 0);
-    PAC_CHECK(res.completed);
-    PAC_CHECK_EQ(res.drops, 0);
-}
-
-static void
-test_pac_total_100(void)
-{
-    struct sim_result res;
-
-    PAC_CHECK(scenario(SIM_MODE_PAC, 100, SIM_WL_TOTAL, 5, false, &res));
-    PAC_CHECK_EQ(res.parse_errors, 0);
-    PAC_CHECK_EQ(res.pac_bad_emits, 0);
-    PAC_CHECK(res.completed);
-    PAC_CHECK_EQ(res.drops, 0);
-}
+PAC_NO_DROP_TEST(delayed_ack_100, SIM_WL_PER_SENDER, true)
+PAC_NO_DROP_TEST(total_100, SIM_WL_TOTAL, false)
 
 /* The simulator itself: the same seed gives the same run. */
 static void
