@@ -220,9 +220,9 @@ struct pac_rr_node {
 #define PAC_RR_WINDOW   0x08    /* ...is a window trigger subject to
                                  * admission (tr_mss is the flow's MSS). */
 
-/* What pac_rr_find() looks for: a flow whose tr_bits has one of 'bits', or
- * whose tr_out is below 'out_below', or whose tr_mss is at most
- * 'mss_upto'. */
+/* What a search of a ring looks for (pac_rr_iter_next()): a flow whose
+ * head's keys (struct pac_rr_keys) have one of 'bits', or an 'out' below
+ * 'out_below', or an 'mss' of at most 'mss_upto'. */
 struct pac_rr_query {
     uint8_t bits;
     uint64_t out_below;
@@ -291,7 +291,8 @@ struct pac {
     uint32_t n_rr_dirty;
     uint32_t n_held_level[PAC_MAX_LEVELS];
 
-    /* In-flight estimate and threshold control (pac.c). */
+    /* In-flight estimate (pac-budget.c) and threshold control
+     * (pac-control.c). */
     uint64_t now;               /* Latest time seen. */
     uint64_t in_flight;         /* Outstanding bytes of all flows, plus: */
     uint64_t unattributed;      /* Triggers of flows with no rcv_nxt yet. */
