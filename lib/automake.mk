@@ -6,6 +6,7 @@ lib_libpac_la_SOURCES = \
 	lib/pac.h \
 	lib/pac.c \
 	lib/pac-config.c \
+	lib/pac-knobs.c \
 	lib/pac-flow.c \
 	lib/pac-flow.h \
 	lib/pac-parse.c \
