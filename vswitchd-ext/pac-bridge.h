@@ -101,8 +101,9 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
  *   - CAUSE(GROUP, NAME, CAUSE): key "pac_released_NAME", released[CAUSE];
  *     one for each of libpac's PAC_N_REL_CAUSES.
  *
- * pac-bridge.c checks the number of LEVEL and CAUSE entries against libpac,
- * whose header this one does not include (bridge.c includes it). */
+ * The count of LEVEL and CAUSE entries is checked against libpac's in
+ * pac-bridge.c: this header, which bridge.c includes, does not include
+ * libpac's. */
 #define PAC_BRIDGE_STATS(STAT, LEVEL, CAUSE)       \
     STAT(state, in_flight)                         \
     STAT(state, threshold)                         \
