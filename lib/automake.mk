@@ -10,6 +10,7 @@ lib_libpac_la_SOURCES = \
 	lib/pac-control.c \
 	lib/pac-flow.c \
 	lib/pac-flow.h \
+	lib/pac-knobs.c \
 	lib/pac-parse.c \
 	lib/pac-parse.h \
 	lib/pac-private.h \

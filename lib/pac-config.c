@@ -9,36 +9,22 @@
 #include <string.h>
 #include "pac-private.h"
 
-/* Limits.  The flow and held-packet caps bound memory (see
- * pac_memory_size()); the idle timeout must stay under half the 32-bit
- * microsecond wrap (71 minutes). */
-#define PAC_MIN_THRESHOLD 3000
-#define PAC_MAX_THRESHOLD (1u << 30)
-#define PAC_MAX_FLOWS_LIMIT (1u << 22)
-#define PAC_MAX_HELD_LIMIT (1u << 20)
-#define PAC_MAX_IDLE_TIMEOUT_MS (30u * 60 * 1000)
-#define PAC_MAX_HOLD_LIMIT_US (10u * 1000 * 1000)
+/* Defaults and ranges come from pac_knobs[] (pac-knobs.c). */
 
 void
 pac_config_init(struct pac_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->threshold = 96000;
-    cfg->n_levels = 2;
-    cfg->level_bytes[0] = 20000;
-    cfg->ecn = true;
-    cfg->max_hold_us = 20000;
-    cfg->max_hold_trigger_us = 1000000;
-    cfg->max_flows = 16384;
-    cfg->max_held = 65536;
-    cfg->idle_timeout_ms = 300000;
-    cfg->init_window_segs = 10;
-    cfg->default_mss = 1460;
-    cfg->base_rtt_us = 100;
-    cfg->lambda_permille = 800;
-    cfg->loss_floor_permille = 775;
-    cfg->clamp_window = true;
-    cfg->deviation_correction = false;
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *knob = &pac_knobs[i];
+
+        if (knob->type == PAC_KNOB_LEVELS) {
+            cfg->n_levels = 2;
+            cfg->level_bytes[0] = knob->def;
+        } else {
+            pac_knob_set(cfg, knob, knob->def);
+        }
+    }
     cfg->hash_seed = 0x5ac0ffee;
 }
 
@@ -70,31 +56,14 @@ check_range(const char *name, uint32_t value, uint32_t min, uint32_t max,
 bool
 pac_config_check(const struct pac_config *cfg, char *err, size_t err_size)
 {
-    if (!check_range("threshold", cfg->threshold, PAC_MIN_THRESHOLD,
-                     PAC_MAX_THRESHOLD, err, err_size)
-        || !check_range("n_levels", cfg->n_levels, 1, PAC_MAX_LEVELS,
-                        err, err_size)
-        || !check_range("max_hold_us", cfg->max_hold_us, 1,
-                        PAC_MAX_HOLD_LIMIT_US, err, err_size)
-        || !check_range("max_hold_trigger_us", cfg->max_hold_trigger_us, 1,
-                        PAC_MAX_HOLD_LIMIT_US, err, err_size)
-        || !check_range("max_flows", cfg->max_flows, 1, PAC_MAX_FLOWS_LIMIT,
-                        err, err_size)
-        || !check_range("max_held", cfg->max_held, 1, PAC_MAX_HELD_LIMIT,
-                        err, err_size)
-        || !check_range("idle_timeout_ms", cfg->idle_timeout_ms, 1000,
-                        PAC_MAX_IDLE_TIMEOUT_MS, err, err_size)
-        || !check_range("init_window_segs", cfg->init_window_segs, 1, 1000,
-                        err, err_size)
-        || !check_range("default_mss", cfg->default_mss, 64, 65495,
-                        err, err_size)
-        || !check_range("base_rtt_us", cfg->base_rtt_us, 1, 10000000,
-                        err, err_size)
-        || !check_range("lambda_permille", cfg->lambda_permille, 1, 999,
-                        err, err_size)
-        || !check_range("loss_floor_permille", cfg->loss_floor_permille,
-                        100, 1000, err, err_size)) {
-        return false;
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *knob = &pac_knobs[i];
+
+        if (knob->type != PAC_KNOB_BOOL
+            && !check_range(knob->field, pac_knob_get(cfg, knob),
+                            knob->min, knob->max, err, err_size)) {
+            return false;
+        }
     }
     for (uint32_t i = 0; i + 1 < cfg->n_levels; i++) {
         if (!cfg->level_bytes[i]) {
@@ -110,6 +79,27 @@ pac_config_check(const struct pac_config *cfg, char *err, size_t err_size)
         }
     }
     return true;
+}
+
+bool
+pac_config_equal(const struct pac_config *a, const struct pac_config *b)
+{
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *knob = &pac_knobs[i];
+
+        if (pac_knob_get(a, knob) != pac_knob_get(b, knob)) {
+            return false;
+        }
+    }
+    /* The rows compared n_levels (the PAC_KNOB_LEVELS row); level_bytes[]
+     * beyond the levels in use is ignored, as libpac does. */
+    for (uint32_t i = 0; i + 1 < a->n_levels && i + 1 < PAC_MAX_LEVELS;
+         i++) {
+        if (a->level_bytes[i] != b->level_bytes[i]) {
+            return false;
+        }
+    }
+    return a->hash_seed == b->hash_seed;
 }
 
 size_t

@@ -136,8 +136,73 @@ void pac_config_init(struct pac_config *cfg);
 bool pac_config_check(const struct pac_config *cfg,
                       char *err, size_t err_size);
 
+/* Returns true if 'a' and 'b' configure the same behaviour: every knob of
+ * pac_knobs[] (the used entries of level_bytes[] with n_levels) and
+ * hash_seed. */
+bool pac_config_equal(const struct pac_config *a, const struct pac_config *b);
+
 /* Bytes that pac_create() will allocate for 'cfg'. */
 size_t pac_memory_size(const struct pac_config *cfg);
+
+/* Operator knobs (lib/pac-knobs.c): one row per member of struct pac_config
+ * that an operator sets, with its name in Open vSwitch's PAC table, unit,
+ * default and ranges.  pac_config_init(), pac_config_check() and
+ * pac_config_equal() work from these rows, and so do ovs-vswitchd's parser
+ * of the PAC table and "ovs-appctl pac/show".  hash_seed has no row. */
+enum pac_knob_type {
+    PAC_KNOB_U32,               /* A uint32_t member. */
+    PAC_KNOB_BOOL,              /* A bool member. */
+    PAC_KNOB_LEVELS,            /* n_levels and level_bytes[]: see below. */
+};
+
+/* Where a knob is in Open vSwitch's PAC table. */
+enum pac_knob_where {
+    PAC_KNOB_COLUMN,            /* A column of its own. */
+    PAC_KNOB_OTHER_CONFIG,      /* A key of the other_config column. */
+};
+
+struct pac_knob {
+    const char *name;           /* Column name or other_config key. */
+    enum pac_knob_where where;
+    enum pac_knob_type type;
+    const char *field;          /* The struct pac_config member, as
+                                 * pac_config_check()'s messages name it. */
+    size_t offset;              /* offsetof(struct pac_config, field). */
+    const char *unit;
+    uint32_t def;               /* Default (0 or 1 for a bool). */
+    uint32_t min, max;          /* pac_config_check()'s range. */
+    uint32_t db_min, db_max;    /* The range the database gives it: the
+                                 * schema's for a column, the range that
+                                 * ovs-vswitchd parses for an other_config
+                                 * key.  Within [min, max]. */
+    const char *doc;            /* One line. */
+};
+
+/* The PAC_KNOB_LEVELS row is the column mlfq_thresholds, a map from level
+ * number (1, 2, ...) to the received bytes at which a flow reaches that
+ * level.  Its 'field' is n_levels (the map's size plus one), 'min' and 'max'
+ * bound n_levels, 'db_min' and 'db_max' bound the level numbers (so the map
+ * has at most 'db_max' entries), and the default is the map {1=def}: two
+ * levels.  Byte counts are 1 to UINT32_MAX and strictly increase with the
+ * level, for libpac and the database alike. */
+
+/* The rows, in the order of the PAC table's documentation. */
+extern const struct pac_knob pac_knobs[];
+extern const size_t pac_n_knobs;
+
+/* Returns the knob named 'name' (a column name or other_config key), or
+ * NULL. */
+const struct pac_knob *pac_knob_find(const char *name);
+
+/* The value of 'knob' in 'cfg' (a bool as 0 or 1; n_levels for the
+ * PAC_KNOB_LEVELS row). */
+uint32_t pac_knob_get(const struct pac_config *cfg,
+                      const struct pac_knob *knob);
+
+/* Sets 'knob' in 'cfg' to 'value' (a bool to 'value' != 0).  Not for the
+ * PAC_KNOB_LEVELS row. */
+void pac_knob_set(struct pac_config *cfg, const struct pac_knob *knob,
+                  uint32_t value);
 
 struct pac;
 

@@ -28,6 +28,8 @@
 #include "ofproto/ofproto.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
+#include "ovsdb-data.h"
+#include "ovsdb-idl.h"
 #include "pac.h"
 #include "seq.h"
 #include "smap.h"
@@ -44,80 +46,15 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * across bridges). */
 static struct hmap ifaces = HMAP_INITIALIZER(&ifaces);
 
-BUILD_ASSERT_DECL(PAC_BRIDGE_MAX_STATS
-                  == 34 + PAC_N_REL_CAUSES + PAC_MAX_LEVELS);
-
-/* Expert knobs in PAC:other_config.  The ranges are libpac's
- * (pac_config_check()), so that a refused value is named by its key. */
-struct pac_knob {
-    const char *key;
-    size_t offset;              /* Of a uint32_t in struct pac_config. */
-    uint32_t min, max;
-};
-
-#define PAC_KNOB(KEY, MEMBER, MIN, MAX) \
-    { KEY, offsetof(struct pac_config, MEMBER), MIN, MAX }
-
-static const struct pac_knob pac_knobs[] = {
-    PAC_KNOB("max-hold-trigger-us", max_hold_trigger_us, 1, 10000000),
-    PAC_KNOB("max-flows", max_flows, 1, 1u << 22),
-    PAC_KNOB("max-held", max_held, 1, 1u << 20),
-    PAC_KNOB("idle-timeout-ms", idle_timeout_ms, 1000, 30 * 60 * 1000),
-    PAC_KNOB("init-window", init_window_segs, 1, 1000),
-    PAC_KNOB("default-mss", default_mss, 64, 65495),
-    PAC_KNOB("base-rtt-us", base_rtt_us, 1, 10000000),
-    PAC_KNOB("lambda-permille", lambda_permille, 1, 999),
-    PAC_KNOB("loss-floor-permille", loss_floor_permille, 100, 1000),
-};
-
-/* Boolean knobs in PAC:other_config, "true" or "false". */
-struct pac_flag {
-    const char *key;
-    size_t offset;              /* Of a bool in struct pac_config. */
-};
-
-#define PAC_FLAG(KEY, MEMBER) { KEY, offsetof(struct pac_config, MEMBER) }
-
-static const struct pac_flag pac_flags[] = {
-    PAC_FLAG("clamp-window", clamp_window),
-    PAC_FLAG("deviation-correction", deviation_correction),
-};
-
-static uint32_t
-knob_get(const struct pac_config *cfg, const struct pac_knob *knob)
-{
-    return *ALIGNED_CAST(const uint32_t *, (const char *) cfg + knob->offset);
-}
-
-static bool
-flag_get(const struct pac_config *cfg, const struct pac_flag *flag)
-{
-    return *(const bool *) ((const char *) cfg + flag->offset);
-}
-
-/* Returns the integer knob of PAC:other_config key 'key', or NULL. */
-static const struct pac_knob *
-knob_find(const char *key)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
-        if (!strcmp(key, pac_knobs[i].key)) {
-            return &pac_knobs[i];
-        }
-    }
-    return NULL;
-}
-
-/* Returns the flag of PAC:other_config key 'key', or NULL. */
-static const struct pac_flag *
-flag_find(const char *key)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(pac_flags); i++) {
-        if (!strcmp(key, pac_flags[i].key)) {
-            return &pac_flags[i];
-        }
-    }
-    return NULL;
-}
+/* The per-level and per-cause keys of PAC_BRIDGE_STATS are libpac's. */
+#define COUNT_NONE(...)
+#define COUNT_ONE(...) + 1
+BUILD_ASSERT_DECL((0 PAC_BRIDGE_STATS(COUNT_NONE, COUNT_ONE, COUNT_NONE))
+                  == PAC_MAX_LEVELS);
+BUILD_ASSERT_DECL((0 PAC_BRIDGE_STATS(COUNT_NONE, COUNT_NONE, COUNT_ONE))
+                  == PAC_N_REL_CAUSES);
+#undef COUNT_NONE
+#undef COUNT_ONE
 
 static struct pac_bridge_iface *
 iface_find(const char *name)
@@ -143,7 +80,7 @@ parse_knob(const struct pac_knob *knob, const char *value, uint32_t *out)
     }
     errno = 0;
     x = strtoull(value, &tail, 10);
-    if (errno || *tail || x < knob->min || x > knob->max) {
+    if (errno || *tail || x < knob->db_min || x > knob->db_max) {
         return false;
     }
     *out = x;
@@ -159,11 +96,12 @@ compare_int64(const void *a_, const void *b_)
     return a < b ? -1 : a > b;
 }
 
-/* Fills 'mlfq' (n_levels, level_bytes) from PAC:mlfq_thresholds.  Returns
- * NULL or an error message (without the column name) for the caller to
- * free. */
+/* Fills 'cfg''s n_levels and level_bytes from PAC:mlfq_thresholds, the
+ * PAC_KNOB_LEVELS row 'knob'.  Returns NULL or an error message (without the
+ * column name) for the caller to free. */
 static char *
-parse_mlfq(const struct ovsrec_pac *row, struct pac_config *cfg)
+parse_mlfq(const struct ovsrec_pac *row, const struct pac_knob *knob,
+           struct pac_config *cfg)
 {
     size_t n = row->n_mlfq_thresholds;
     int64_t levels[PAC_MAX_LEVELS];
@@ -171,8 +109,9 @@ parse_mlfq(const struct ovsrec_pac *row, struct pac_config *cfg)
     if (!n) {
         return NULL;            /* Keep libpac's default. */
     }
-    if (n > PAC_MAX_LEVELS - 1) {
-        return xasprintf("at most %d levels may be given", PAC_MAX_LEVELS - 1);
+    if (n > knob->db_max || n >= PAC_MAX_LEVELS) {
+        return xasprintf("at most %"PRIu32" levels may be given",
+                         knob->db_max);
     }
     memcpy(levels, row->key_mlfq_thresholds, n * sizeof *levels);
     qsort(levels, n, sizeof *levels, compare_int64);
@@ -207,73 +146,113 @@ parse_mlfq(const struct ovsrec_pac *row, struct pac_config *cfg)
     return NULL;
 }
 
+/* Returns the PAC table's column 'name', or NULL. */
+static const struct ovsdb_idl_column *
+pac_column_find(const char *name)
+{
+    for (size_t i = 0; i < OVSREC_PAC_N_COLUMNS; i++) {
+        if (!strcmp(ovsrec_pac_columns[i].name, name)) {
+            return &ovsrec_pac_columns[i];
+        }
+    }
+    return NULL;
+}
+
+/* Sets 'knob', a PAC_KNOB_COLUMN row, in 'cfg' from its column in 'row' if
+ * the column is set.  Returns NULL or an error message naming the column for
+ * the caller to free. */
+static char *
+knob_from_column(const struct ovsrec_pac *row, const struct pac_knob *knob,
+                 struct pac_config *cfg)
+{
+    const struct ovsdb_idl_column *column;
+    const struct ovsdb_datum *datum;
+
+    if (knob->type == PAC_KNOB_LEVELS) {
+        char *error = parse_mlfq(row, knob, cfg);
+        char *msg = error ? xasprintf("%s: %s", knob->name, error) : NULL;
+
+        free(error);
+        return msg;
+    }
+
+    column = pac_column_find(knob->name);
+    if (!column
+        || column->type.key.type != (knob->type == PAC_KNOB_BOOL
+                                     ? OVSDB_TYPE_BOOLEAN
+                                     : OVSDB_TYPE_INTEGER)) {
+        return xasprintf("%s: no such column of the expected type in the "
+                         "database schema", knob->name);
+    }
+    datum = ovsdb_idl_read(&row->header_, column);
+    if (!datum->n) {
+        return NULL;            /* Keep libpac's default. */
+    }
+    if (knob->type == PAC_KNOB_BOOL) {
+        pac_knob_set(cfg, knob, datum->keys[0].boolean);
+    } else {
+        int64_t x = datum->keys[0].integer;
+
+        /* OVSDB enforces the ranges of the schema; check again in case the
+         * database runs an older or edited schema. */
+        if (x < knob->db_min || x > knob->db_max) {
+            return xasprintf("%s: %"PRId64" is out of range [%"PRIu32", "
+                             "%"PRIu32"]", knob->name, x, knob->db_min,
+                             knob->db_max);
+        }
+        pac_knob_set(cfg, knob, x);
+    }
+    return NULL;
+}
+
 /* Translates 'row' into 'cfg': libpac's defaults, then the columns, then
- * other_config.  Returns NULL if 'cfg' is usable, otherwise an error message
- * naming the column (and key) for the caller to free.  Appends warnings (for
- * unknown other_config keys) to 'warnings'. */
+ * other_config, all as pac_knobs[] (libpac) describes them.  Returns NULL if
+ * 'cfg' is usable, otherwise an error message naming the column (and key)
+ * for the caller to free.  Appends warnings (for unknown other_config keys)
+ * to 'warnings'. */
 static char *
 pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
                     struct ds *warnings)
 {
     char libpac_err[256];
-    char *error;
 
     pac_config_init(cfg);
 
-    /* OVSDB enforces the ranges of the schema; check again in case the
-     * database runs an older or edited schema. */
-    if (row->n_threshold) {
-        if (*row->threshold < 3000 || *row->threshold > (1 << 30)) {
-            return xasprintf("threshold: %"PRId64" is out of range "
-                             "[3000, %d]", *row->threshold, 1 << 30);
-        }
-        cfg->threshold = *row->threshold;
-    }
-    error = parse_mlfq(row, cfg);
-    if (error) {
-        char *msg = xasprintf("mlfq_thresholds: %s", error);
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        if (pac_knobs[i].where == PAC_KNOB_COLUMN) {
+            char *error = knob_from_column(row, &pac_knobs[i], cfg);
 
-        free(error);
-        return msg;
-    }
-    if (row->n_ecn) {
-        cfg->ecn = *row->ecn;
-    }
-    if (row->n_max_hold) {
-        if (*row->max_hold < 100 || *row->max_hold > 150000) {
-            return xasprintf("max_hold: %"PRId64" is out of range "
-                             "[100, 150000]", *row->max_hold);
+            if (error) {
+                return error;
+            }
         }
-        cfg->max_hold_us = *row->max_hold;
     }
 
     struct smap_node *node;
     SMAP_FOR_EACH (node, &row->other_config) {
-        const struct pac_flag *flag = flag_find(node->key);
-        const struct pac_knob *knob;
+        const struct pac_knob *knob = pac_knob_find(node->key);
 
-        if (flag) {
-            if (strcmp(node->value, "true") && strcmp(node->value, "false")) {
-                return xasprintf("other_config:%s: \"%s\" is not "
-                                 "true or false", flag->key, node->value);
-            }
-            *(bool *) ((char *) cfg + flag->offset)
-                = !strcmp(node->value, "true");
-            continue;
-        }
-
-        knob = knob_find(node->key);
-        if (!knob) {
+        if (!knob || knob->where != PAC_KNOB_OTHER_CONFIG) {
             ds_put_format(warnings, "%sother_config:%s: unknown key, ignored",
                           warnings->length ? "; " : "", node->key);
             continue;
         }
-        if (!parse_knob(knob, node->value,
-                        ALIGNED_CAST(uint32_t *,
-                                     (char *) cfg + knob->offset))) {
-            return xasprintf("other_config:%s: \"%s\" is not an integer in "
-                             "[%"PRIu32", %"PRIu32"]", knob->key, node->value,
-                             knob->min, knob->max);
+        if (knob->type == PAC_KNOB_BOOL) {
+            if (strcmp(node->value, "true") && strcmp(node->value, "false")) {
+                return xasprintf("other_config:%s: \"%s\" is not "
+                                 "true or false", knob->name, node->value);
+            }
+            pac_knob_set(cfg, knob, !strcmp(node->value, "true"));
+        } else {
+            uint32_t x;
+
+            if (knob->type != PAC_KNOB_U32
+                || !parse_knob(knob, node->value, &x)) {
+                return xasprintf("other_config:%s: \"%s\" is not an integer "
+                                 "in [%"PRIu32", %"PRIu32"]", knob->name,
+                                 node->value, knob->db_min, knob->db_max);
+            }
+            pac_knob_set(cfg, knob, x);
         }
     }
 
@@ -281,35 +260,6 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
         return xstrdup(libpac_err);
     }
     return NULL;
-}
-
-static bool
-pac_config_equal(const struct pac_config *a, const struct pac_config *b)
-{
-    if (a->n_levels != b->n_levels) {
-        return false;
-    }
-    /* Every knob, from the tables: a knob left out here would be parsed
-     * but not applied to a running port. */
-    for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
-        if (knob_get(a, &pac_knobs[i]) != knob_get(b, &pac_knobs[i])) {
-            return false;
-        }
-    }
-    for (size_t i = 0; i < ARRAY_SIZE(pac_flags); i++) {
-        if (flag_get(a, &pac_flags[i]) != flag_get(b, &pac_flags[i])) {
-            return false;
-        }
-    }
-    for (uint32_t i = 0; i + 1 < a->n_levels; i++) {
-        if (a->level_bytes[i] != b->level_bytes[i]) {
-            return false;
-        }
-    }
-    return (a->threshold == b->threshold
-            && a->ecn == b->ecn
-            && a->max_hold_us == b->max_hold_us
-            && a->hash_seed == b->hash_seed);
 }
 
 /* Takes ownership of 'status' (may be NULL). */
@@ -503,20 +453,6 @@ pac_bridge_put_status(const char *iface_name, struct smap *status)
     }
 }
 
-/* Keys of the per-level held counts. */
-static const char *const held_level_keys[PAC_MAX_LEVELS] = {
-    "pac_held_level0", "pac_held_level1", "pac_held_level2",
-    "pac_held_level3", "pac_held_level4", "pac_held_level5",
-    "pac_held_level6", "pac_held_level7",
-};
-
-static const char *const released_keys[PAC_N_REL_CAUSES] = {
-    [PAC_REL_FIT] = "pac_released_fit",
-    [PAC_REL_MAX_HOLD] = "pac_released_max_hold",
-    [PAC_REL_CAP] = "pac_released_cap",
-    [PAC_REL_FLUSH] = "pac_released_flush",
-};
-
 size_t
 pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
                       struct pac_bridge_stat list[])
@@ -525,48 +461,20 @@ pac_bridge_stats_list(const struct pac_stats *s, uint32_t n_levels,
 
 #define PUT(GROUP, KEY, VALUE) \
     list[n++] = (struct pac_bridge_stat) { GROUP, KEY, VALUE }
+#define STAT(GROUP, MEMBER) \
+    PUT(#GROUP, "pac_" #MEMBER, s->MEMBER);
+#define LEVEL(GROUP, N) \
+    if (N < n_levels) { \
+        PUT(#GROUP, "pac_" #GROUP "_level" #N, s->held_per_level[N]); \
+    }
+#define CAUSE(GROUP, NAME, CAUSE) \
+    PUT(#GROUP, "pac_" #GROUP "_" #NAME, s->released[CAUSE]);
 
-    PUT("state", "pac_in_flight", s->in_flight);
-    PUT("state", "pac_threshold", s->threshold);
-    PUT("state", "pac_alpha_permille", s->alpha_permille);
-    PUT("state", "pac_control_interval_us", s->control_interval_us);
-    PUT("state", "pac_avg_rtt_us", s->avg_rtt_us);
-    PUT("held", "pac_held", s->held);
-    for (uint32_t i = 0; i < n_levels && i < PAC_MAX_LEVELS; i++) {
-        PUT("held", held_level_keys[i], s->held_per_level[i]);
-    }
-    PUT("held", "pac_max_held_seen", s->max_held_seen);
-    PUT("flows", "pac_flows", s->flows);
-    PUT("flows", "pac_flows_created", s->flows_created);
-    PUT("flows", "pac_flows_expired", s->flows_expired);
-    PUT("flows", "pac_flows_closed", s->flows_closed);
-    PUT("flows", "pac_evictions", s->evictions);
-    PUT("flows", "pac_untracked", s->untracked);
-    PUT("rx", "pac_rx_packets", s->rx_packets);
-    PUT("rx", "pac_rx_bytes", s->rx_bytes);
-    PUT("rx", "pac_rx_ce", s->rx_ce);
-    PUT("rx", "pac_rx_holes", s->rx_holes);
-    PUT("tx", "pac_tx_packets", s->tx_packets);
-    PUT("tx", "pac_tx_passed", s->tx_passed);
-    PUT("tx", "pac_tx_held", s->tx_held);
-    for (int i = 0; i < PAC_N_REL_CAUSES; i++) {
-        PUT("released", released_keys[i], s->released[i]);
-    }
-    PUT("stale", "pac_stale_drops", s->stale_drops);
-    PUT("stale", "pac_stale_events", s->stale_events);
-    PUT("corrections", "pac_corrections", s->corrections);
-    PUT("corrections", "pac_silence_resets", s->silence_resets);
-    PUT("corrections", "pac_dry_reclaims", s->dry_reclaims);
-    PUT("corrections", "pac_dry_bytes", s->dry_bytes);
-    PUT("corrections", "pac_answer_ends", s->answer_ends);
-    PUT("corrections", "pac_dry_waits", s->dry_waits);
-    PUT("corrections", "pac_reclaims_undone", s->reclaims_undone);
-    PUT("corrections", "pac_late_data", s->late_data);
-    PUT("corrections", "pac_late_us", s->late_us);
-    PUT("triggers", "pac_request_triggers", s->request_triggers);
-    PUT("triggers", "pac_handshake_triggers", s->handshake_triggers);
-    PUT("triggers", "pac_windows_clamped", s->windows_clamped);
+    PAC_BRIDGE_STATS(STAT, LEVEL, CAUSE)
 #undef PUT
+#undef STAT
+#undef LEVEL
+#undef CAUSE
 
     ovs_assert(n <= PAC_BRIDGE_MAX_STATS);
     return n;
@@ -634,23 +542,31 @@ pac_bridge_ifaces_sorted(size_t *n)
 
 /* Appends 'cfg' to 's' in the terms of the PAC table, e.g. "threshold=96000
  * mlfq_thresholds={1=20000} ecn=true max_hold=20000 max-hold-trigger-us=..."
- * (every knob, defaults included). */
+ * (every knob of pac_knobs[], defaults included). */
 void
 pac_bridge_format_config(const struct pac_config *cfg, struct ds *s)
 {
-    ds_put_format(s, "threshold=%"PRIu32" mlfq_thresholds={", cfg->threshold);
-    for (uint32_t i = 0; i + 1 < cfg->n_levels; i++) {
-        ds_put_format(s, "%s%"PRIu32"=%"PRIu32, i ? ", " : "", i + 1,
-                      cfg->level_bytes[i]);
-    }
-    ds_put_format(s, "} ecn=%s max_hold=%"PRIu32,
-                  cfg->ecn ? "true" : "false", cfg->max_hold_us);
-    for (size_t i = 0; i < ARRAY_SIZE(pac_knobs); i++) {
-        ds_put_format(s, " %s=%"PRIu32, pac_knobs[i].key,
-                      knob_get(cfg, &pac_knobs[i]));
-    }
-    for (size_t i = 0; i < ARRAY_SIZE(pac_flags); i++) {
-        ds_put_format(s, " %s=%s", pac_flags[i].key,
-                      flag_get(cfg, &pac_flags[i]) ? "true" : "false");
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *knob = &pac_knobs[i];
+        uint32_t value = pac_knob_get(cfg, knob);
+
+        ds_put_format(s, "%s%s=", i ? " " : "", knob->name);
+        switch (knob->type) {
+        case PAC_KNOB_U32:
+            ds_put_format(s, "%"PRIu32, value);
+            break;
+        case PAC_KNOB_BOOL:
+            ds_put_cstr(s, value ? "true" : "false");
+            break;
+        case PAC_KNOB_LEVELS:
+            ds_put_char(s, '{');
+            for (uint32_t j = 0; j + 1 < value && j + 1 < PAC_MAX_LEVELS;
+                 j++) {
+                ds_put_format(s, "%s%"PRIu32"=%"PRIu32, j ? ", " : "",
+                              j + 1, cfg->level_bytes[j]);
+            }
+            ds_put_char(s, '}');
+            break;
+        }
     }
 }

@@ -89,9 +89,76 @@ void pac_bridge_iface_destroy(const char *iface_name);
 bool pac_bridge_status_changed(const char *iface_name);
 void pac_bridge_put_status(const char *iface_name, struct smap *status);
 
-/* Most keys pac_bridge_stats_list() fills: 34 single ones, one per release
- * cause (4) and one per MLFQ level (up to 8). */
-#define PAC_BRIDGE_MAX_STATS (34 + 4 + 8)
+/* The keys pac_bridge_stats_list() fills, in the order pac/show prints them,
+ * as calls of three macros:
+ *
+ *   - STAT(GROUP, MEMBER): key "pac_MEMBER", the struct pac_stats member of
+ *     that name, on the pac/show line GROUP.
+ *
+ *   - LEVEL(GROUP, N): key "pac_held_levelN", held_per_level[N], present if
+ *     level N is in use; one for each of libpac's PAC_MAX_LEVELS.
+ *
+ *   - CAUSE(GROUP, NAME, CAUSE): key "pac_released_NAME", released[CAUSE];
+ *     one for each of libpac's PAC_N_REL_CAUSES.
+ *
+ * The count of LEVEL and CAUSE entries is checked against libpac's in
+ * pac-bridge.c: this header, which bridge.c includes, does not include
+ * libpac's. */
+#define PAC_BRIDGE_STATS(STAT, LEVEL, CAUSE)       \
+    STAT(state, in_flight)                         \
+    STAT(state, threshold)                         \
+    STAT(state, alpha_permille)                    \
+    STAT(state, control_interval_us)               \
+    STAT(state, avg_rtt_us)                        \
+    STAT(held, held)                               \
+    LEVEL(held, 0)                                 \
+    LEVEL(held, 1)                                 \
+    LEVEL(held, 2)                                 \
+    LEVEL(held, 3)                                 \
+    LEVEL(held, 4)                                 \
+    LEVEL(held, 5)                                 \
+    LEVEL(held, 6)                                 \
+    LEVEL(held, 7)                                 \
+    STAT(held, max_held_seen)                      \
+    STAT(flows, flows)                             \
+    STAT(flows, flows_created)                     \
+    STAT(flows, flows_expired)                     \
+    STAT(flows, flows_closed)                      \
+    STAT(flows, evictions)                         \
+    STAT(flows, untracked)                         \
+    STAT(rx, rx_packets)                           \
+    STAT(rx, rx_bytes)                             \
+    STAT(rx, rx_ce)                                \
+    STAT(rx, rx_holes)                             \
+    STAT(tx, tx_packets)                           \
+    STAT(tx, tx_passed)                            \
+    STAT(tx, tx_held)                              \
+    CAUSE(released, fit, PAC_REL_FIT)              \
+    CAUSE(released, max_hold, PAC_REL_MAX_HOLD)    \
+    CAUSE(released, cap, PAC_REL_CAP)              \
+    CAUSE(released, flush, PAC_REL_FLUSH)          \
+    STAT(stale, stale_drops)                       \
+    STAT(stale, stale_events)                      \
+    STAT(corrections, corrections)                 \
+    STAT(corrections, silence_resets)              \
+    STAT(corrections, dry_reclaims)                \
+    STAT(corrections, dry_bytes)                   \
+    STAT(corrections, answer_ends)                 \
+    STAT(corrections, dry_waits)                   \
+    STAT(corrections, reclaims_undone)             \
+    STAT(corrections, late_data)                   \
+    STAT(corrections, late_us)                     \
+    STAT(triggers, request_triggers)               \
+    STAT(triggers, handshake_triggers)             \
+    STAT(triggers, windows_clamped)
+
+/* Most keys pac_bridge_stats_list() fills: one per entry of
+ * PAC_BRIDGE_STATS. */
+#define PAC_BRIDGE_STATS_COUNT__(...) + 1
+#define PAC_BRIDGE_MAX_STATS                                    \
+    (0 PAC_BRIDGE_STATS(PAC_BRIDGE_STATS_COUNT__,               \
+                        PAC_BRIDGE_STATS_COUNT__,               \
+                        PAC_BRIDGE_STATS_COUNT__))
 
 /* One PAC statistic: its Interface:statistics key ("pac_held"; pac/show
  * prints it without "pac_") and the pac/show line it is on ("held"). */

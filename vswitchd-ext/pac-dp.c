@@ -583,7 +583,7 @@ pac_dp_set(struct pac_dp *dp, uint32_t id, const struct pac_config *config,
 
     ovs_mutex_lock(&dp->mutex);
     old = pac_dp_lookup(dp, id);
-    if (old && !memcmp(&old->config, config, sizeof *config)) {
+    if (old && pac_config_equal(&old->config, config)) {
         ovs_mutex_unlock(&dp->mutex);
         return 0;
     }

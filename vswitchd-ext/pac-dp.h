@@ -79,7 +79,9 @@ void pac_dp_destroy(struct pac_dp *);
 
 /* Configuration, from the main thread.  pac_dp_set() creates instance
  * 'id' or replaces it (the old one releases everything it holds through
- * 'exec' and forgets its flows).  Returns 0 or a positive errno value. */
+ * 'exec' and forgets its flows); it keeps the instance if its configuration
+ * is pac_config_equal() to 'config'.  Returns 0 or a positive errno
+ * value. */
 int pac_dp_set(struct pac_dp *, uint32_t id, const struct pac_config *,
                const struct pac_dp_exec *exec);
 int pac_dp_del(struct pac_dp *, uint32_t id, const struct pac_dp_exec *);

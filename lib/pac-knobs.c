@@ -1,0 +1,159 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* The operator knobs of struct pac_config: the one place that gives each
+ * its name in Open vSwitch's PAC table, unit, default and ranges.
+ *
+ * pac_config_init() takes the defaults from here and pac_config_check() the
+ * ranges; ovs-vswitchd (vswitchd-ext/pac-bridge.c) parses PAC:other_config
+ * with these rows, checks the columns against their database ranges and
+ * prints the configuration in "ovs-appctl pac/show" from them.  The copies
+ * that cannot include this file, the database schema and vswitch.xml in
+ * ovs-patch/0005-vswitchd-pac-config.patch and the knob tables of
+ * docs/operator.md, are compared with it by tests/check-pac-knobs.py in
+ * "make check" (through tests/pac-knobs-dump, which prints these rows).
+ *
+ * Two ranges.  'min' and 'max' are what libpac accepts; 'db_min' and
+ * 'db_max' are what an operator may set through the database, within the
+ * former.  They differ only where the database is stricter than the
+ * algorithm needs: the column max_hold takes 100 us to 150 ms, since a
+ * hold bound near the guests' 200 ms minimum retransmission timeout brings
+ * back the timeouts PAC is there to prevent, while libpac takes 1 us to
+ * 10 s so that the simulator and the unit tests can exercise short and long
+ * bounds.  An other_config key has no schema type: ovs-vswitchd parses it
+ * with 'db_min' and 'db_max', which equal libpac's range, so that a bad
+ * value is reported with the key's name rather than libpac's field name.
+ *
+ * Limits.  The flow and held-packet caps bound memory (see
+ * pac_memory_size()); the idle timeout stays under half the 32-bit
+ * microsecond wrap (71 minutes). */
+
+#include <stdint.h>
+#include <string.h>
+#include "pac.h"
+
+#define PAC_MIN_THRESHOLD 3000
+#define PAC_MAX_THRESHOLD (1u << 30)
+#define PAC_MAX_FLOWS_LIMIT (1u << 22)
+#define PAC_MAX_HELD_LIMIT (1u << 20)
+#define PAC_MAX_IDLE_TIMEOUT_MS (30u * 60 * 1000)
+#define PAC_MAX_HOLD_LIMIT_US (10u * 1000 * 1000)
+
+/* A knob whose database range is libpac's. */
+#define KNOB(NAME, WHERE, TYPE, FIELD, UNIT, DEF, MIN, MAX, DOC) \
+    KNOB2(NAME, WHERE, TYPE, FIELD, UNIT, DEF, MIN, MAX, MIN, MAX, DOC)
+
+#define KNOB2(NAME, WHERE, TYPE, FIELD, UNIT, DEF, MIN, MAX, DB_MIN, DB_MAX, \
+              DOC) \
+    { NAME, PAC_KNOB_##WHERE, PAC_KNOB_##TYPE, #FIELD, \
+      offsetof(struct pac_config, FIELD), UNIT, DEF, MIN, MAX, \
+      DB_MIN, DB_MAX, DOC }
+
+/* A boolean knob. */
+#define FLAG(NAME, WHERE, FIELD, UNIT, DEF, DOC) \
+    KNOB(NAME, WHERE, BOOL, FIELD, UNIT, DEF, 0, 1, DOC)
+
+const struct pac_knob pac_knobs[] = {
+    /* Columns. */
+    KNOB("threshold", COLUMN, U32, threshold, "bytes", 96000,
+         PAC_MIN_THRESHOLD, PAC_MAX_THRESHOLD,
+         "Switch buffer in front of the receiver: the most bytes in flight "
+         "toward it."),
+    KNOB2("mlfq_thresholds", COLUMN, LEVELS, n_levels,
+          "map level \u2192 bytes received", 20000,
+          1, PAC_MAX_LEVELS, 1, PAC_MAX_LEVELS - 1,
+          "Received bytes at which a flow moves to each lower-priority "
+          "MLFQ level (paper Table I)."),
+    FLAG("ecn", COLUMN, ecn, "boolean", true,
+         "React to ECN CE marks: threshold control and congestion-avoidance "
+         "inference."),
+    KNOB2("max_hold", COLUMN, U32, max_hold_us, "microseconds", 20000,
+          1, PAC_MAX_HOLD_LIMIT_US, 100, 150000,
+          "Longest a flow goes without an ACK while PAC holds its ACKs."),
+
+    /* Expert knobs, in other_config. */
+    KNOB("max-hold-trigger-us", OTHER_CONFIG, U32, max_hold_trigger_us,
+         "microseconds", 1000000, 1, PAC_MAX_HOLD_LIMIT_US,
+         "Wait after which a held request or SYN-ACK goes ahead of its turn "
+         "once its window fits."),
+    KNOB("max-flows", OTHER_CONFIG, U32, max_flows, "connections", 16384,
+         1, PAC_MAX_FLOWS_LIMIT,
+         "Flow table capacity."),
+    KNOB("max-held", OTHER_CONFIG, U32, max_held, "packets", 65536,
+         1, PAC_MAX_HELD_LIMIT,
+         "Most packets held at once; over it the longest-waiting flow head "
+         "is released."),
+    KNOB("idle-timeout-ms", OTHER_CONFIG, U32, idle_timeout_ms,
+         "milliseconds", 300000, 1000, PAC_MAX_IDLE_TIMEOUT_MS,
+         "A flow with no packet for this long is forgotten."),
+    KNOB("init-window", OTHER_CONFIG, U32, init_window_segs, "segments", 10,
+         1, 1000,
+         "Initial window of an idle peer: the data a request or SYN-ACK "
+         "triggers."),
+    KNOB("default-mss", OTHER_CONFIG, U32, default_mss, "bytes", 1460,
+         64, 65495,
+         "MSS assumed until a SYN's MSS option is seen."),
+    KNOB("base-rtt-us", OTHER_CONFIG, U32, base_rtt_us, "microseconds", 100,
+         1, 10000000,
+         "RTT assumed before a handshake is measured."),
+    KNOB("lambda-permille", OTHER_CONFIG, U32, lambda_permille,
+         "thousandths", 800, 1, 999,
+         "Lambda of section III-C: rate growth below it means the sender "
+         "left slow start."),
+    KNOB("loss-floor-permille", OTHER_CONFIG, U32, loss_floor_permille,
+         "thousandths of threshold", 775, 100, 1000,
+         "Lowest the loss cap takes the threshold; 1000 turns the cap "
+         "off."),
+    FLAG("clamp-window", OTHER_CONFIG, clamp_window, "true or false", true,
+         "Lower the receiver's advertised window to what half the threshold "
+         "holds."),
+    FLAG("deviation-correction", OTHER_CONFIG, deviation_correction,
+         "true or false", false,
+         "The paper's deviation correction, eq. (6)."),
+};
+
+const size_t pac_n_knobs = sizeof pac_knobs / sizeof pac_knobs[0];
+
+const struct pac_knob *
+pac_knob_find(const char *name)
+{
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        if (!strcmp(name, pac_knobs[i].name)) {
+            return &pac_knobs[i];
+        }
+    }
+    return NULL;
+}
+
+uint32_t
+pac_knob_get(const struct pac_config *cfg, const struct pac_knob *knob)
+{
+    const char *p = (const char *) cfg + knob->offset;
+
+    if (knob->type == PAC_KNOB_BOOL) {
+        bool b;
+
+        memcpy(&b, p, sizeof b);
+        return b;
+    } else {
+        uint32_t x;
+
+        memcpy(&x, p, sizeof x);
+        return x;
+    }
+}
+
+void
+pac_knob_set(struct pac_config *cfg, const struct pac_knob *knob,
+             uint32_t value)
+{
+    char *p = (char *) cfg + knob->offset;
+
+    if (knob->type == PAC_KNOB_BOOL) {
+        bool b = value != 0;
+
+        memcpy(p, &b, sizeof b);
+    } else {
+        memcpy(p, &value, sizeof value);
+    }
+}

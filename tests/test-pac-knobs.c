@@ -1,0 +1,285 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Unit tests of libpac's knob table (lib/pac-knobs.c) against the functions
+ * that use it: pac_config_init() gives each row's default,
+ * pac_config_check() accepts exactly each row's range, pac_config_equal()
+ * sees a change to every row, and no member of struct pac_config is left
+ * out of both the rows and pac_config_equal().  The table's copies outside
+ * libpac are checked by tests/check-pac-knobs.py. */
+
+#include "pac.h"
+
+#include <stdalign.h>
+#include "pac-test.h"
+
+static void
+test_knob_rows(void)
+{
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *k = &pac_knobs[i];
+
+        PAC_CHECK(k->name && *k->name && k->field && *k->field);
+        PAC_CHECK(k->unit && *k->unit && k->doc && *k->doc);
+        PAC_CHECK(pac_knob_find(k->name) == k);
+        PAC_CHECK(k->min <= k->max);
+        PAC_CHECK(k->db_min <= k->db_max);
+        PAC_CHECK(k->offset < sizeof(struct pac_config));
+        switch (k->type) {
+        case PAC_KNOB_U32:
+            /* The database may only narrow libpac's range. */
+            PAC_CHECK(k->min <= k->db_min && k->db_max <= k->max);
+            PAC_CHECK(k->db_min <= k->def && k->def <= k->db_max);
+            if (k->where == PAC_KNOB_OTHER_CONFIG) {
+                /* ovs-vswitchd parses the key with the database range;
+                 * a narrower one would hide libpac's. */
+                PAC_CHECK(k->min == k->db_min && k->max == k->db_max);
+            }
+            break;
+        case PAC_KNOB_BOOL:
+            PAC_CHECK(k->min == 0 && k->max == 1);
+            PAC_CHECK(k->def <= 1);
+            break;
+        case PAC_KNOB_LEVELS:
+            /* n_levels from 1 to PAC_MAX_LEVELS; level numbers from 1 to
+             * n_levels - 1. */
+            PAC_CHECK(k->where == PAC_KNOB_COLUMN);
+            PAC_CHECK(!strcmp(k->field, "n_levels"));
+            PAC_CHECK(k->offset == offsetof(struct pac_config, n_levels));
+            PAC_CHECK_EQ(k->min, 1);
+            PAC_CHECK_EQ(k->max, PAC_MAX_LEVELS);
+            PAC_CHECK_EQ(k->db_min, 1);
+            PAC_CHECK_EQ(k->db_max, k->max - 1);
+            PAC_CHECK(k->def >= 1);
+            break;
+        default:
+            PAC_CHECK(!"unknown knob type");
+        }
+        for (size_t j = 0; j < i; j++) {
+            PAC_CHECK(strcmp(k->name, pac_knobs[j].name));
+            PAC_CHECK(k->offset != pac_knobs[j].offset);
+        }
+    }
+    PAC_CHECK(pac_knob_find("hash_seed") == NULL);
+    PAC_CHECK(pac_knob_find("") == NULL);
+}
+
+static void
+test_knob_defaults(void)
+{
+    struct pac_config cfg;
+
+    memset(&cfg, 0xa5, sizeof cfg);
+    pac_config_init(&cfg);
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *k = &pac_knobs[i];
+
+        if (k->type == PAC_KNOB_LEVELS) {
+            PAC_CHECK_EQ(cfg.n_levels, 2);
+            PAC_CHECK_EQ(cfg.level_bytes[0], k->def);
+        } else {
+            PAC_CHECK_EQ(pac_knob_get(&cfg, k), k->def);
+        }
+    }
+    PAC_CHECK(pac_config_check(&cfg, NULL, 0));
+}
+
+/* Sets 'k' to 'value' in a default configuration and returns
+ * pac_config_check()'s verdict, with its message in 'err'. */
+static bool
+check_value(const struct pac_knob *k, uint32_t value, char *err,
+            size_t err_size)
+{
+    struct pac_config cfg;
+
+    pac_config_init(&cfg);
+    if (k->type == PAC_KNOB_LEVELS) {
+        cfg.n_levels = value;
+        for (uint32_t i = 0; i + 1 < value && i + 1 < PAC_MAX_LEVELS; i++) {
+            cfg.level_bytes[i] = 1000 * (i + 1);
+        }
+    } else {
+        pac_knob_set(&cfg, k, value);
+    }
+    err[0] = '\0';
+    return pac_config_check(&cfg, err, err_size);
+}
+
+static void
+test_knob_ranges(void)
+{
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *k = &pac_knobs[i];
+        char err[256], expected[256];
+
+        if (k->type == PAC_KNOB_BOOL) {
+            continue;
+        }
+        PAC_CHECK(check_value(k, k->min, err, sizeof err));
+        PAC_CHECK(check_value(k, k->max, err, sizeof err));
+        PAC_CHECK(check_value(k, k->db_min, err, sizeof err));
+        PAC_CHECK(check_value(k, k->db_max, err, sizeof err));
+        if (k->min > 0) {
+            PAC_CHECK(!check_value(k, k->min - 1, err, sizeof err));
+            snprintf(expected, sizeof expected,
+                     "%s: %"PRIu32" is out of range [%"PRIu32", %"PRIu32"]",
+                     k->field, k->min - 1, k->min, k->max);
+            if (strcmp(err, expected)) {
+                fprintf(stderr, "got \"%s\", expected \"%s\"\n",
+                        err, expected);
+                PAC_CHECK(!"unexpected message");
+            }
+        }
+        if (k->max < UINT32_MAX) {
+            PAC_CHECK(!check_value(k, k->max + 1, err, sizeof err));
+            snprintf(expected, sizeof expected,
+                     "%s: %"PRIu32" is out of range [%"PRIu32", %"PRIu32"]",
+                     k->field, k->max + 1, k->min, k->max);
+            if (strcmp(err, expected)) {
+                fprintf(stderr, "got \"%s\", expected \"%s\"\n",
+                        err, expected);
+                PAC_CHECK(!"unexpected message");
+            }
+        }
+    }
+}
+
+/* Messages that operators and tests rely on, word for word. */
+static void
+test_knob_messages(void)
+{
+    struct pac_config cfg;
+    char err[256];
+
+    pac_config_init(&cfg);
+    cfg.max_flows = 0;
+    PAC_CHECK(!pac_config_check(&cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "max_flows: 0 is out of range [1, 4194304]"));
+
+    pac_config_init(&cfg);
+    cfg.threshold = 10;
+    PAC_CHECK(!pac_config_check(&cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "threshold: 10 is out of range [3000, "
+                      "1073741824]"));
+
+    pac_config_init(&cfg);
+    cfg.n_levels = 9;
+    PAC_CHECK(!pac_config_check(&cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "n_levels: 9 is out of range [1, 8]"));
+
+    /* With several bad fields, the first in the table's order is named. */
+    pac_config_init(&cfg);
+    cfg.loss_floor_permille = 0;
+    cfg.max_hold_us = 0;
+    cfg.n_levels = 0;
+    PAC_CHECK(!pac_config_check(&cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "n_levels: 0 is out of range [1, 8]"));
+}
+
+static void
+test_knob_equal(void)
+{
+    struct pac_config a, b;
+
+    pac_config_init(&a);
+    pac_config_init(&b);
+    PAC_CHECK(pac_config_equal(&a, &b));
+
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *k = &pac_knobs[i];
+        uint32_t v = pac_knob_get(&a, k);
+
+        b = a;
+        if (k->type == PAC_KNOB_LEVELS) {
+            b.n_levels = v + 1;
+        } else {
+            pac_knob_set(&b, k, k->type == PAC_KNOB_BOOL ? !v : v + 1);
+        }
+        if (pac_config_equal(&a, &b)) {
+            fprintf(stderr, "%s: a change is not seen\n", k->name);
+            PAC_CHECK(!"change not seen");
+        }
+    }
+
+    b = a;
+    b.level_bytes[0]++;
+    PAC_CHECK(!pac_config_equal(&a, &b));
+    b = a;
+    b.hash_seed++;
+    PAC_CHECK(!pac_config_equal(&a, &b));
+
+    /* Thresholds of levels not in use do not count. */
+    b = a;
+    b.level_bytes[PAC_MAX_LEVELS - 2] = 12345;
+    PAC_CHECK(pac_config_equal(&a, &b));
+    a.n_levels = b.n_levels = PAC_MAX_LEVELS;
+    PAC_CHECK(!pac_config_equal(&a, &b));
+}
+
+/* One member of struct pac_config that pac_config_equal() compares. */
+struct span {
+    size_t offset, size, align;
+};
+
+static int
+compare_spans(const void *a_, const void *b_)
+{
+    const struct span *a = a_, *b = b_;
+
+    return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* Every byte of struct pac_config is a knob's, level_bytes[]'s, hash_seed's
+ * or padding: a member added without a knob row (and so not compared by
+ * pac_config_equal()) shows as a gap wider than the alignment of what
+ * follows it.  (A bool added into existing padding would not.) */
+static void
+test_knob_coverage(void)
+{
+    struct span spans[64];
+    size_t n = 0;
+
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *k = &pac_knobs[i];
+
+        spans[n++] = k->type == PAC_KNOB_BOOL
+            ? (struct span) { k->offset, sizeof(bool), alignof(bool) }
+            : (struct span) { k->offset, sizeof(uint32_t),
+                              alignof(uint32_t) };
+    }
+    spans[n++] = (struct span) {
+        offsetof(struct pac_config, level_bytes),
+        sizeof ((struct pac_config *) NULL)->level_bytes, alignof(uint32_t)
+    };
+    spans[n++] = (struct span) {
+        offsetof(struct pac_config, hash_seed), sizeof(uint64_t),
+        alignof(uint64_t)
+    };
+    spans[n++] = (struct span) {
+        sizeof(struct pac_config), 0, alignof(struct pac_config)
+    };
+    qsort(spans, n, sizeof *spans, compare_spans);
+
+    size_t end = 0;
+    for (size_t i = 0; i < n; i++) {
+        PAC_CHECK(spans[i].offset >= end);
+        if (spans[i].offset - end >= spans[i].align) {
+            fprintf(stderr, "bytes %zu to %zu of struct pac_config belong "
+                    "to no knob\n", end, spans[i].offset - 1);
+            PAC_CHECK(!"struct pac_config member without a knob");
+        }
+        end = spans[i].offset + spans[i].size;
+    }
+}
+
+int
+main(void)
+{
+    PAC_RUN_TEST(test_knob_rows);
+    PAC_RUN_TEST(test_knob_defaults);
+    PAC_RUN_TEST(test_knob_ranges);
+    PAC_RUN_TEST(test_knob_messages);
+    PAC_RUN_TEST(test_knob_equal);
+    PAC_RUN_TEST(test_knob_coverage);
+    PAC_TEST_MAIN_END;
+}
