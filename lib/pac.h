@@ -112,9 +112,9 @@ struct pac_config {
      * receive rate falls to lambda of the smoothed rate scales in_flight
      * down with it.  Off by default: where PAC's control interval is tens
      * of microseconds (a PMD thread), the rate of one interval is mostly
-     * the datapath's batching, and the correction took the budgets of data
-     * still queued in the switch (docs/benchmarks.md, "Eq. (6) on the PMD
-     * thread").  Dry flows give their budgets back without it.  [false] */
+     * the datapath's batching, and the correction takes the budgets of data
+     * still queued in the switch (docs/libpac.md, "Why these defaults").
+     * Dry flows give their budgets back without it.  [false] */
     bool deviation_correction;
 
     /* Lowest the loss cap takes the threshold, in thousandths of
