@@ -10,7 +10,11 @@
  * loop), pac-control.c (the control interval), pac-budget.c (per-flow
  * budgets and verdicts), pac-trigger.c (triggers and the answer model),
  * pac-window.c (the window clamp), pac-queue.c (held packets, MLFQ rings),
- * pac-rr.c (the rings' index), pac-flow.c (the flow table).
+ * pac-rr.c (the rings' index), pac-flow.c (the flow table); beside them
+ * pac-config.c and pac-knobs.c (configuration) and pac-parse.c (the
+ * parser).  The one call upward is a function pointer: the index computes
+ * a flow's keys with the scheduler's rule, which pac.c hands to
+ * pac_rr_init().
  *
  * Everything lives in arrays allocated by pac_create() and is linked by
  * 32-bit indices (PAC_NONE terminates a list), so that the per-packet path
@@ -164,7 +168,8 @@ PAC_STATIC_ASSERT(sizeof(struct pac_flow) == 128,
 #define PAC_OLD_EDGES 15
 
 /* Per-flow state kept apart like pac_rr_node (a flow fills its two cache
- * lines): what clamp_window needs, the answer before last_resp, and the
+ * lines): what the window clamp needs (pac-window.c), the answer before
+ * last_resp, and the
  * dry verdicts' (a reclaimed budget, waits).  pac->flow_wnd[i] belongs to
  * pac->flows[i]. */
 struct pac_flow_wnd {
@@ -182,7 +187,7 @@ struct pac_flow_wnd {
     uint8_t bits;               /* PAC_W_*. */
     uint8_t vm_wscale;          /* Window scale option of the receiver. */
     uint8_t dry_waits;          /* Dry times the peer's silence mid-answer
-                                 * has been given (reclaim_dry()). */
+                                 * has been given (pac_reclaim_dry()). */
     uint8_t n_old_edges;
     uint8_t old_edge_pos;
 };
@@ -215,10 +220,12 @@ struct pac_rr_node {
 
 /* Ring index keys (pac-rr.c): a flow's head... */
 #define PAC_RR_ELIGIBLE 0x01    /* ...is eligible, whatever the totals; */
-#define PAC_RR_CAPPED   0x02    /* ...is an ACK capped by response_room(); */
+#define PAC_RR_CAPPED   0x02    /* ...is an ACK capped by
+                                 * pac_response_room(); */
 #define PAC_RR_FREE     0x04    /* ...triggers nothing; */
 #define PAC_RR_WINDOW   0x08    /* ...is a window trigger subject to
                                  * admission (tr_mss is the flow's MSS). */
+
 
 /* What a search of a ring looks for (pac_rr_iter_next()): a flow whose
  * head's keys (struct pac_rr_keys) have one of 'bits', or an 'out' below
@@ -227,6 +234,27 @@ struct pac_rr_query {
     uint8_t bits;
     uint64_t out_below;
     int64_t mss_upto;
+};
+
+/* A flow's head as the ring index sees it (pac_rr_keys_fn computes them,
+ * pac-sched.c): the head matches a query whose 'bits' share one of 'bits',
+ * or whose 'out_below' exceeds 'out', or whose 'mss_upto' is at least
+ * 'mss'. */
+struct pac_rr_keys {
+    uint8_t bits;               /* PAC_RR_*. */
+    uint32_t out;
+    uint32_t mss;
+};
+struct pac;
+typedef void pac_rr_keys_fn(const struct pac *, uint32_t flow_idx,
+                            struct pac_rr_keys *);
+
+/* Looks for flows whose heads match a query, in ring order from a level's
+ * cursor, whether the ring is indexed or walked (pac_rr_iter_init()). */
+struct pac_rr_iter {
+    int level;
+    uint32_t next;              /* The flow to look at next. */
+    uint32_t left;              /* Flows left to look at. */
 };
 
 /* Held-packet classes: each has its own hold bound and age FIFO. */
@@ -284,12 +312,15 @@ struct pac {
     uint32_t age_tail[PAC_N_CLASSES];
     uint32_t rr_cursor[PAC_MAX_LEVELS];     /* Next flow to serve. */
     uint32_t rr_n_flows[PAC_MAX_LEVELS];    /* Flows on each ring. */
+    uint32_t n_held_level[PAC_MAX_LEVELS];
+
+    /* The rings' index (pac-rr.c). */
     bool rr_indexed[PAC_MAX_LEVELS];        /* The ring has an index: */
-    uint32_t tr_root[PAC_MAX_LEVELS];       /* its treap (pac-rr.c). */
+    uint32_t tr_root[PAC_MAX_LEVELS];       /* its treap. */
     struct pac_rr_node *rr_nodes;   /* cfg.max_flows entries. */
     uint32_t *rr_dirty;         /* Flows whose index keys are stale. */
     uint32_t n_rr_dirty;
-    uint32_t n_held_level[PAC_MAX_LEVELS];
+    pac_rr_keys_fn *rr_keys;    /* Computes a flow's keys (pac-sched.c). */
 
     /* In-flight estimate (pac-budget.c) and threshold control
      * (pac-control.c). */
@@ -396,6 +427,8 @@ void pac_release_oldest(struct pac *, enum pac_release_cause,
 void pac_release_expired(struct pac *, enum pac_class first,
                          pac_emit_cb *, void *aux);
 uint64_t pac_hold_deadline(const struct pac *);
+void pac_head_keys(const struct pac *, uint32_t flow_idx,
+                   struct pac_rr_keys *);
 
 /* pac-control.c: the control interval and its filters. */
 void pac_set_now(struct pac *, uint64_t now);
@@ -405,7 +438,6 @@ void pac_note_rtt(struct pac *, struct pac_flow *);
 void pac_flow_interval(struct pac *, struct pac_flow *, uint32_t bytes);
 
 /* pac-budget.c: per-flow budgets, the outstanding list, verdicts. */
-struct pac_held;
 void pac_account_send(struct pac *, struct pac_flow *,
                       const struct pac_held *, uint32_t trigger);
 void pac_credit_rx(struct pac *, uint32_t len, uint32_t credited);
@@ -485,28 +517,7 @@ enum pac_class pac_held_class(const struct pac_held *);
 #define PAC_RR_INDEX_OFF 32
 #endif
 
-/* A flow's head as the ring index sees it (pac_rr_keys_fn computes them,
- * pac-sched.c): the head matches a query whose 'bits' share one of 'bits',
- * or whose 'out_below' exceeds 'out', or whose 'mss_upto' is at least
- * 'mss'. */
-struct pac_rr_keys {
-    uint8_t bits;               /* PAC_RR_*. */
-    uint32_t out;
-    uint32_t mss;
-};
-typedef void pac_rr_keys_fn(const struct pac *, uint32_t flow_idx,
-                            struct pac_rr_keys *);
-
-/* Looks for flows whose heads match a query, in ring order from a level's
- * cursor, whether the ring is indexed or walked (pac_rr_iter_init()). */
-struct pac_rr_iter {
-    int level;
-    uint32_t next;              /* The flow to look at next. */
-    uint32_t left;              /* Flows left to look at. */
-    pac_rr_keys_fn *keys;
-};
-
-bool pac_rr_init(struct pac *);
+bool pac_rr_init(struct pac *, pac_rr_keys_fn *);
 void pac_rr_free(struct pac *);
 void pac_rr_build(struct pac *, int level);
 void pac_rr_trim(struct pac *);
@@ -514,7 +525,7 @@ void pac_rr_insert(struct pac *, uint32_t flow_idx, uint32_t before);
 void pac_rr_remove(struct pac *, uint32_t flow_idx);
 void pac_rr_mark_all(struct pac *);
 void pac_rr_iter_init(struct pac_rr_iter *, const struct pac *, int level,
-                      uint32_t n, pac_rr_keys_fn *);
+                      uint32_t n);
 uint32_t pac_rr_iter_next(struct pac *, struct pac_rr_iter *,
                           const struct pac_rr_query *);
 

@@ -154,7 +154,8 @@ age_append_head(struct pac *pac, uint32_t h)
 }
 
 /* Appends 'pkt' to flow 'flow_idx's FIFO.  The caller has made room (the
- * pool holds cfg.max_held packets).  Returns the held packet's index. */
+ * pool holds cfg.max_held packets), and then updates the flow's busy state
+ * (pac_update_busy()).  Returns the held packet's index. */
 uint32_t
 pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
                uint8_t kind, uint8_t flags,
@@ -191,7 +192,9 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
 
 /* Unlinks held packet 'h' of flow 'flow_idx', whose predecessor in the flow
  * FIFO is 'prev' (PAC_NONE for the head), and returns it to the pool.  The
- * entry's other fields stay readable until the next pac_queue_push(). */
+ * entry's other fields stay readable until the next pac_queue_push().  The
+ * caller then updates the flow's busy state (pac_update_busy()), as after
+ * pac_queue_pop_head(). */
 void
 pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
                  uint32_t h)

@@ -22,7 +22,9 @@
  *
  * The keys depend only on the flow's own state and pac->epoch.  Code that
  * changes them marks the flow (pac_rr_mark()); the keys of marked flows are
- * recomputed before each search of an index. */
+ * recomputed before each search of an index.  A search therefore sees
+ * every change made before it, whenever the flow was marked: libpac's
+ * entry points change flows first and search last (pac_schedule()). */
 
 #include <stdlib.h>
 #include "pac-private.h"
@@ -96,13 +98,15 @@ prio(uint32_t x)
     return x;
 }
 
+/* Allocates the index of 'pac''s rings; 'keys' computes a flow's keys. */
 bool
-pac_rr_init(struct pac *pac)
+pac_rr_init(struct pac *pac, pac_rr_keys_fn *keys)
 {
     pac->rr_nodes = pac_zalloc_lines(pac->cfg.max_flows,
                                      sizeof *pac->rr_nodes);
     pac->rr_dirty = calloc(pac->cfg.max_flows, sizeof *pac->rr_dirty);
     pac->n_rr_dirty = 0;
+    pac->rr_keys = keys;
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->tr_root[l] = PAC_NONE;
         pac->rr_indexed[l] = false;
@@ -285,7 +289,7 @@ set_keys(struct pac *pac, uint32_t idx, const struct pac_rr_keys *k)
 
 /* Brings the keys of every marked flow that is in an index up to date. */
 static void
-flush(struct pac *pac, pac_rr_keys_fn *keys)
+flush(struct pac *pac)
 {
     while (pac->n_rr_dirty) {
         uint32_t idx = pac->rr_dirty[--pac->n_rr_dirty];
@@ -296,7 +300,7 @@ flush(struct pac *pac, pac_rr_keys_fn *keys)
             && pac->rr_indexed[f->level]) {
             struct pac_rr_keys k;
 
-            keys(pac, idx, &k);
+            pac->rr_keys(pac, idx, &k);
             set_keys(pac, idx, &k);
         }
     }
@@ -392,21 +396,21 @@ rr_find(const struct pac *pac, int level, uint32_t start, uint32_t n,
 }
 
 /* Starts a look at the 'n' flows of 'level' (at most the flows on its ring)
- * that follow its cursor in ring order, the cursor's flow first.  'keys'
- * computes a flow's keys. */
+ * that follow its cursor in ring order, the cursor's flow first. */
 void
 pac_rr_iter_init(struct pac_rr_iter *it, const struct pac *pac, int level,
-                 uint32_t n, pac_rr_keys_fn *keys)
+                 uint32_t n)
 {
     it->level = level;
     it->next = pac->rr_cursor[level];
     it->left = it->next == PAC_NONE ? 0 : n;
-    it->keys = keys;
 }
 
 /* Returns the next flow of the look whose head matches 'q', or PAC_NONE if
- * none is left; the look goes on after it.  Between two calls the caller
- * may release the packets of the flow it got, not of others. */
+ * none is left; the look goes on after it.  'q' may change from one call to
+ * the next.  Between two calls the caller may release the packets of the
+ * flow it got, and no other flow's: after releasing another's, it starts a
+ * new look. */
 uint32_t
 pac_rr_iter_next(struct pac *pac, struct pac_rr_iter *it,
                  const struct pac_rr_query *q)
@@ -414,7 +418,7 @@ pac_rr_iter_next(struct pac *pac, struct pac_rr_iter *it,
     if (pac->rr_indexed[it->level]) {
         uint32_t offset, idx;
 
-        flush(pac, it->keys);
+        flush(pac);
         if (!it->left) {
             return PAC_NONE;
         }
@@ -432,7 +436,7 @@ pac_rr_iter_next(struct pac *pac, struct pac_rr_iter *it,
         uint32_t idx = it->next;
         struct pac_rr_keys k;
 
-        it->keys(pac, idx, &k);
+        pac->rr_keys(pac, idx, &k);
         it->next = pac->flows[idx].rr_next;
         it->left--;
         if (match(q, k.bits, k.out, k.mss)) {

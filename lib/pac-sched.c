@@ -12,7 +12,7 @@
  * with two exceptions for packets whose data in_flight already counts:
  * heads that trigger nothing go (release_free()), and ACKs that only
  * finish an answer of known size may pass a window trigger that waits.
- * Eligibility has one definition: a head's keys (head_keys()) matched
+ * Eligibility has one definition: a head's keys (pac_head_keys()) matched
  * against the instance's totals (eligible_query()).  Heads past their hold
  * bound go out of turn (pac_release_expired()), and at the held-packet cap
  * the head that has waited longest goes (pac_release_oldest()). */
@@ -23,8 +23,8 @@
  * it admits at most threshold / (PAC_MIN_FLOW_WINDOW * MSS) busy peers. */
 #define PAC_MIN_FLOW_WINDOW 4
 
-/* Flows looked at, in all, for heads that trigger nothing while the
- * scheduler waits (see release_free()). */
+/* Visits, in all, to flows for heads that trigger nothing while the
+ * scheduler waits: one per packet a level holds (see release_free()). */
 #define PAC_FREE_LOOKAHEAD 256
 
 /* A safety bound on the flows the scheduler visits per level to find an
@@ -119,16 +119,17 @@ pac_release_oldest(struct pac *pac, enum pac_release_cause cause,
  * out together.
  *
  * So a head is eligible by its flow's own state and three totals,
- * threshold, n_outstanding and n_busy.  head_keys() reduces the former to
- * keys, and eligible_query() turns the totals into the match: always
+ * threshold, n_outstanding and n_busy.  pac_head_keys() reduces the former
+ * to keys, and eligible_query() turns the totals into the match: always
  * (PAC_RR_ELIGIBLE); an ACK whose outstanding bytes ('out') are below
  * threshold / n_outstanding; a window trigger of a flow that is not busy
  * (PAC_RR_WINDOW) whose MSS ('mss') is at most threshold /
  * (PAC_MIN_FLOW_WINDOW * (n_busy + 1)). */
 
-/* Computes the keys of flow 'idx', which holds packets. */
-static void
-head_keys(const struct pac *pac, uint32_t idx, struct pac_rr_keys *k)
+/* Computes the keys of flow 'idx', which holds packets (the ring index's
+ * pac_rr_keys_fn). */
+void
+pac_head_keys(const struct pac *pac, uint32_t idx, struct pac_rr_keys *k)
 {
     const struct pac_flow *f = &pac->flows[idx];
     const struct pac_held *h = &pac->held[f->held_head];
@@ -159,7 +160,9 @@ head_keys(const struct pac *pac, uint32_t idx, struct pac_rr_keys *k)
     }
 }
 
-/* The match for the heads that are eligible now. */
+/* The match for the heads that are eligible now.  'out' and 'mss' keys of
+ * UINT32_MAX never match: the threshold is at most cfg.threshold, a
+ * uint32_t. */
 static void
 eligible_query(const struct pac *pac, struct pac_rr_query *q)
 {
@@ -228,7 +231,7 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
         if (!n) {
             continue;
         }
-        pac_rr_iter_init(&it, pac, level, MIN(visits, size), head_keys);
+        pac_rr_iter_init(&it, pac, level, MIN(visits, size));
         while ((idx = pac_rr_iter_next(pac, &it, &q)) != PAC_NONE) {
             release_free_heads(pac, idx, level, emit, aux);
             emptied += !pac->flows[idx].n_held;
@@ -237,14 +240,43 @@ release_free(struct pac *pac, pac_emit_cb *emit, void *aux)
     }
 }
 
+/* Hold bounds. */
+
+static uint32_t
+class_bound(const struct pac *pac, enum pac_class c)
+{
+    return c == PAC_CLASS_ACK ? pac->cfg.max_hold_us
+                              : pac->cfg.max_hold_trigger_us;
+}
+
+/* How long head 'h' of class 'c' has waited, as the class's bound counts
+ * it.  An ACK's bound stands for its peer's retransmission timer, which
+ * re-arms on every ACK of new data, so its time as its flow's head counts.
+ * A window trigger's bound guards against a request that never gets its
+ * turn, so only the time during which no window trigger left in its turn
+ * counts: in a large incast the requests at the back of the queue wait
+ * longer than the bound while the queue moves, and sending them ahead of
+ * their turn would take the room that the answers under way need for
+ * their ACKs. */
+static uint32_t
+head_wait(const struct pac *pac, enum pac_class c, uint32_t h)
+{
+    uint32_t age = pac_elapsed32(pac->now, pac->held[h].head_since);
+
+    if (c == PAC_CLASS_TRIGGER) {
+        uint64_t stalled = pac->now - pac->last_trigger_turn;
+
+        age = MIN(age, MIN(stalled, UINT32_MAX));
+    }
+    return age;
+}
+
 /* What schedule_one() does with eligible flow 'idx' of 'level'. */
 enum serve_result {
     SERVE_RELEASED,             /* Released its head. */
     SERVE_BLOCKED,              /* Its head does not fit: stop. */
     SERVE_SKIPPED,              /* Look further, for capped ACKs only. */
 };
-
-static uint32_t head_wait(const struct pac *, enum pac_class, uint32_t h);
 
 static enum serve_result
 serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
@@ -290,7 +322,7 @@ schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
         struct pac_rr_iter it;
         uint32_t idx;
 
-        pac_rr_iter_init(&it, pac, level, span, head_keys);
+        pac_rr_iter_init(&it, pac, level, span);
         while ((idx = pac_rr_iter_next(pac, &it, &q)) != PAC_NONE) {
             enum serve_result r = serve(pac, level, idx, emit, aux);
 
@@ -321,37 +353,6 @@ pac_schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
     while (schedule_one(pac, emit, aux)) {
         continue;
     }
-}
-
-/* Hold bounds. */
-
-static uint32_t
-class_bound(const struct pac *pac, enum pac_class c)
-{
-    return c == PAC_CLASS_ACK ? pac->cfg.max_hold_us
-                              : pac->cfg.max_hold_trigger_us;
-}
-
-/* How long head 'h' of class 'c' has waited, as the class's bound counts
- * it.  An ACK's bound stands for its peer's retransmission timer, which
- * re-arms on every ACK of new data, so its time as its flow's head counts.
- * A window trigger's bound guards against a request that never gets its
- * turn, so only the time during which no window trigger left in its turn
- * counts: in a large incast the requests at the back of the queue wait
- * longer than the bound while the queue moves, and sending them ahead of
- * their turn would take the room that the answers under way need for
- * their ACKs. */
-static uint32_t
-head_wait(const struct pac *pac, enum pac_class c, uint32_t h)
-{
-    uint32_t age = pac_elapsed32(pac->now, pac->held[h].head_since);
-
-    if (c == PAC_CLASS_TRIGGER) {
-        uint64_t stalled = pac->now - pac->last_trigger_turn;
-
-        age = MIN(age, MIN(stalled, UINT32_MAX));
-    }
-    return age;
 }
 
 /* Releases the flow heads of classes 'first'...PAC_N_CLASSES - 1 that have

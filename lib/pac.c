@@ -50,7 +50,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
     pac->cfg = *cfg;
     pac->now = now_us;
     if (!pac_flow_table_init(pac) || !pac_queue_init(pac)
-        || !pac_rr_init(pac)) {
+        || !pac_rr_init(pac, pac_head_keys)) {
         pac_flow_table_free(pac);
         pac_queue_free(pac);
         pac_rr_free(pac);
@@ -352,7 +352,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             f->flags |= PAC_F_FIN_PEER;
         }
         pac_credit_rx(pac, len, outstanding > pac_flow_outstanding(f)
-                            ? outstanding - pac_flow_outstanding(f) : 0);
+                                ? outstanding - pac_flow_outstanding(f) : 0);
         if (len) {
             if (newest && !expecting && (f->flags & PAC_F_BUDGET)
                 && (f->flags & PAC_F_IN_RESP)) {
@@ -585,7 +585,6 @@ pac_prefetch(const struct pac *pac, struct pac_segment *const segs[],
 {
     for (size_t i = 0; i < n; i++) {
         struct pac_segment *seg = segs[i];
-
         struct seg_key key = seg_key(seg, rx);
 
         seg->flow_hash = seg_flow_hash(pac, seg, &key);

@@ -22,9 +22,9 @@ EXTRA_DIST += \
 	tests/run-fuzz.sh \
 	tests/fuzz-corpus
 
-# Unit tests of the PAC algorithm core (lib/pac.c, pac-queue.c, pac-flow.c,
-# pac-config.c), one program per area.  tests/pac-test-seg.h builds
-# segments and records the packets libpac emits.
+# Unit tests of the PAC algorithm (lib/), one program per area.
+# tests/pac-test-seg.h builds segments and records the packets libpac
+# emits.
 PAC_UNIT_SOURCES = tests/pac-test.h tests/pac-test-seg.h \
 	tests/pac-test-fixture.h
 PAC_UNIT_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib

@@ -53,7 +53,7 @@ test_rx_lowers_in_flight(void)
     end_pac();
 }
 
-/* Eq. (5) per flow (libpac's credit_rx()): data nobody asked for does not
+/* Eq. (5) per flow (libpac's pac_credit_rx()): data nobody asked for does not
  * cancel what other flows were asked for; a trigger sent before its flow
  * had received anything is paid back by any such data. */
 static void
@@ -380,7 +380,7 @@ test_request_window_trigger(void)
      * answer's short last segment (libpac's tail_frame_bytes(): the
      * answer is not a multiple of the default MSS, 1460, and its last
      * frame's headers take 66 * (1460 - 10000 % 1460) / 1526 bytes of
-     * payload more than fits() counts for that segment). */
+     * payload more than pac_fits() counts for that segment). */
     CHECK_PASS(tx(pac, AT(110), 0, 5001, 200, ACK, 1));
     CHECK_IN_FLIGHT(pac, 10000 + 9);
     st = get_stats(pac);
@@ -1116,7 +1116,7 @@ test_stale_without_newer(void)
 
 /* Regression: a duplicate SYN-ACK (or any segment that would move rcv_nxt
  * backwards) does not change in_flight.  Crediting 'outstanding -
- * flow_outstanding(f)' in pac_rx() as uint32_t would wrap and zero the
+ * pac_flow_outstanding(f)' in pac_rx() as uint32_t would wrap and zero the
  * whole instance's in_flight. */
 static void
 test_dup_synack_keeps_in_flight(void)
@@ -1228,13 +1228,13 @@ clamp_ack(struct pac *pac, uint64_t now, int flow, uint32_t ack,
     PAC_CHECK_EQ(s.window_clamped, expect != window);
 }
 
-/* On a new instance of clamp_config() (the clamp 71 units): flow 0 sends a request with raw window 'window' (leaving as
- * 'expect'), and its peer answers with the whole window: 1000-byte
- * segments and a short one that ends at the right edge.  The request
- * counts the clamped window (9000 bytes, plus the frame of the short last
- * segment it ends in, 66 * (1460 - 240) / 1526 = 52), not the 30-segment
- * initial window, and the short segment fills the window: it does not end
- * the answer. */
+/* On a new instance of clamp_config() (the clamp 71 units): flow 0 sends a
+ * request with raw window 'window' (leaving as 'expect'), and its peer
+ * answers with the whole window: 1000-byte segments and a short one that
+ * ends at the right edge.  The request counts the clamped window (9000
+ * bytes, plus the frame of the short last segment it ends in, 66 * (1460 -
+ * 240) / 1526 = 52), not the 30-segment initial window, and the short
+ * segment fills the window: it does not end the answer. */
 static void
 clamped_answer(struct pac *pac, uint16_t window, uint16_t expect)
 {

@@ -425,9 +425,9 @@ correction_not_applied(bool enabled, int n_steady, int n_per, int n_last,
     end_pac();
 }
 
-/* Eq. (6) does not apply within a drain time (libpac's dry_time()) of
+/* Eq. (6) does not apply within a drain time (libpac's pac_dry_time()) of
  * a window trigger: a drop in throughput then is the answer's round trip.
- * Here the drop comes 4 ms after the request, dry_time() is 13.6 ms. */
+ * Here the drop comes 4 ms after the request, pac_dry_time() is 13.6 ms. */
 static void
 test_deviation_not_after_window(void)
 {

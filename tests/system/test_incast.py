@@ -130,8 +130,8 @@ def test_fixed_total_volume_exact(bed: Testbed) -> None:
     assert r.bytes == wl.total_bytes * wl.rounds
     assert r.pac["pac_held"] == 0
     # Each answer (20 833 or 20 834 bytes) ends in a short segment, which
-    # tells PAC the peer has sent all it had (lib/pac.c,
-    # is_short_segment()): 144 answers; the margin allows for Linux
+    # tells PAC the peer has sent all it had (lib/pac-trigger.c,
+    # pac_is_short_segment()): 144 answers; the margin allows for Linux
     # coalescing or splitting segments differently.
     assert r.pac["pac_answer_ends"] >= wl.senders, r.pac
     assert bed.ovs.pac_uuid(VM_PORT) is None      # Disabled after the run.
