@@ -95,7 +95,8 @@ tests_test_pac_knobs_SOURCES = tests/test-pac-knobs.c tests/pac-test.h
 tests_test_pac_knobs_LDADD = lib/libpac.la
 tests_test_pac_knobs_CFLAGS = $(PAC_UNIT_CFLAGS)
 
-check_PROGRAMS += tests/pac-knobs-dump
+# Built by "make": the OVN agent reads its print (ovn-config/automake.mk).
+noinst_PROGRAMS += tests/pac-knobs-dump
 tests_pac_knobs_dump_SOURCES = tests/pac-knobs-dump.c
 tests_pac_knobs_dump_LDADD = lib/libpac.la
 tests_pac_knobs_dump_CFLAGS = $(PAC_UNIT_CFLAGS)
