@@ -1,0 +1,125 @@
+"""pytest fixtures of the OVN harness tests (see README.md in this
+directory).
+
+  build            (session)  OvsBuild of a private copy of the patched OVS
+                              build's programs and schema (from build/ovs or
+                              $OVS_BUILDDIR, waited for if it is being
+                              rebuilt).  Skips every test when the OVN
+                              programs or schemas are not installed.
+  ovn              (function) OvnCentral started: NB and SB ovsdb-servers,
+                              ovn-northd, in a private directory.
+  chassis_factory  (function) make(name) -> a started Chassis on `ovn`; the
+                              n-th chassis of a test gets encap IP
+                              127.0.0.<n>.
+  chassis          (function) chassis_factory("hv1").
+
+At teardown each fixture checks that its daemons still run and logged no
+ERR/EMER (except the regexes in .log_ignore), copies the logs to
+build/test-logs/ovn/<test>/ if the test failed, and stops and removes
+everything.  At the end of the session one line
+"ovn: N passed, N failed, N skipped" is printed (errors count as
+failures).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from testbed.ovn_env import Chassis, OvnCentral, ovn_missing
+from testbed.ovs_env import PREFIX, TOP, OvsBuild, cleanup_stale
+
+LOG_DIR = TOP / "build" / "test-logs" / "ovn"
+
+
+@pytest.fixture(scope="session")
+def build() -> Iterator[OvsBuild]:
+    """A private copy of the build's programs and schema (others may
+    rebuild build/ovs while the tests run)."""
+    missing = ovn_missing()
+    if missing:
+        pytest.skip(f"OVN not installed ({', '.join(missing)}): "
+                    "run tools/install-deps")
+    if os.geteuid() != 0:
+        pytest.fail("tests/ovn need root (namespaces, veth, OVS)")
+    for line in cleanup_stale():
+        print(f"removed leftover {line}")
+    src = OvsBuild()
+    dest = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-bin-"))
+    try:
+        yield src.snapshot(dest)
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
+
+
+def _failed(request) -> bool:
+    rep = getattr(request.node, "rep_call", None)
+    return rep is not None and rep.failed
+
+
+@pytest.fixture
+def ovn(build: OvsBuild, request) -> Iterator[OvnCentral]:
+    central = OvnCentral(build)
+    ok = False
+    try:
+        central.start()
+        yield central
+        central.assert_healthy()
+        ok = not _failed(request)
+    finally:
+        if not ok:
+            central.save_logs(LOG_DIR / request.node.name / "central")
+            print(f"logs saved in {LOG_DIR / request.node.name}")
+        central.close()
+
+
+@pytest.fixture
+def chassis_factory(ovn: OvnCentral,
+                    request) -> Iterator[Callable[[str], Chassis]]:
+    made: list[Chassis] = []
+
+    def make(name: str) -> Chassis:
+        ch = Chassis(ovn, name, encap_ip=f"127.0.0.{len(made) + 1}")
+        made.append(ch)
+        return ch.start()
+
+    ok = False
+    try:
+        yield make
+        for ch in made:
+            ch.assert_healthy()
+        ok = not _failed(request)
+    finally:
+        for ch in reversed(made):
+            try:
+                if not ok:
+                    ch.save_logs(LOG_DIR / request.node.name / ch.name)
+            finally:
+                ch.close()
+
+
+@pytest.fixture
+def chassis(chassis_factory: Callable[[str], Chassis]) -> Chassis:
+    return chassis_factory("hv1")
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    stats = terminalreporter.stats
+    bad = {r.nodeid for k in ("failed", "error") for r in stats.get(k, [])}
+    good = {r.nodeid for r in stats.get("passed", [])} - bad
+    skipped = {r.nodeid for r in stats.get("skipped", [])} - bad - good
+    terminalreporter.write_line(
+        f"ovn: {len(good)} passed, {len(bad)} failed, "
+        f"{len(skipped)} skipped")
