@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from testbed.ovn_env import Chassis, OvnCentral, ovn_missing
+from testbed.ovn_env import Chassis, OvnCentral, PacAgent, ovn_missing
 from testbed.ovs_env import PREFIX, TOP, OvsBuild, cleanup_stale
 
 LOG_DIR = TOP / "build" / "test-logs" / "ovn"
@@ -113,6 +113,32 @@ def chassis_factory(ovn: OvnCentral,
 @pytest.fixture
 def chassis(chassis_factory: Callable[[str], Chassis]) -> Chassis:
     return chassis_factory("hv1")
+
+
+@pytest.fixture
+def agent_factory(chassis_factory: Callable[[str], Chassis],
+                  request) -> Iterator[Callable[..., PacAgent]]:
+    """Starts ovs-pac-agent on a chassis (agent_factory(chassis, nb=True));
+    at teardown each must still run with no ERR/EMER in its log."""
+    made: list[PacAgent] = []
+
+    def make(ch: Chassis, nb: bool = True) -> PacAgent:
+        agent = PacAgent(ch, nb)
+        made.append(agent)
+        return agent.start()
+
+    ok = False
+    try:
+        yield make
+        for agent in made:
+            agent.assert_healthy()
+        ok = not _failed(request)
+    finally:
+        for agent in made:
+            if not ok:
+                print(f"--- {agent.chassis.name} ovs-pac-agent log:\n"
+                      + agent.log()[-4000:])
+            agent.close()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

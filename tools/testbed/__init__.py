@@ -14,6 +14,9 @@ $OVS_BUILDDIR).
                   the hypervisor's ovs-vswitchd and the VM (Testbed,
                   TestbedConfig, RunResult).
   incast_report   tables, CSV files and plots of incast runs.
+  ovn_env         OVN beside the patched OVS: OvnCentral (NB, SB,
+                  ovn-northd), Chassis (ovs-vswitchd, ovn-controller, VM
+                  ports), PacAgent (ovn-config/ovs-pac-agent).
   tcp_xfer        one checked TCP transfer (a script run in a namespace).
   tcp_many        many short checked TCP connections (a script run in a
                   namespace).

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from .ovs_env import (LOG_PROBLEM, PREFIX, CommandError, Netns, Ovs,
+from .ovs_env import (LOG_PROBLEM, PREFIX, TOP, CommandError, Netns, Ovs,
                       OvsBuild, disable_offloads, run, unique_name,
                       wait_until)
 
@@ -589,3 +589,59 @@ class Chassis:
 
     def save_logs(self, dest: Path) -> None:
         _save_logs(self.dir, dest)
+
+
+# ---------------------------------------------------------------------------
+# The PAC agent.
+
+AGENT = TOP / "ovn-config" / "ovs-pac-agent"
+AGENT_PYTHON = "/usr/bin/python3"   # Debian's, which has python3-openvswitch.
+
+
+class PacAgent:
+    """ovn-config/ovs-pac-agent on chassis 'chassis': its OVS database, the
+    central's SB (through the chassis's ovn-remote, as in production) and,
+    with 'nb', the NB for logical switch keys.
+
+    Use as a context manager, or call start() and, always, close()."""
+
+    def __init__(self, chassis: Chassis, nb: bool = True):
+        self.chassis = chassis
+        args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}"]
+        if nb:
+            args.append(f"--ovnnb-db={chassis.central.nb_remote}")
+        self.daemon = Daemon("ovs-pac-agent", chassis.dir, args,
+                             dict(chassis.ovs.env), chassis.build.bin(
+                                 "ovs-appctl"))
+        self.log_ignore: list[str] = []
+
+    def start(self) -> "PacAgent":
+        self.daemon.start()
+        return self
+
+    def close(self) -> None:
+        self.daemon.stop()
+
+    def restart(self) -> None:
+        self.daemon.stop()
+        self.daemon.start()
+
+    def show(self) -> str:
+        """ovs-appctl pac-agent/show."""
+        return self.daemon.appctl("pac-agent/show") or ""
+
+    def log(self) -> str:
+        return self.daemon.log_path.read_text(errors="replace")
+
+    def assert_healthy(self) -> None:
+        _assert_daemons_healthy([self.daemon], self.log_ignore)
+
+    def __enter__(self) -> "PacAgent":
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.close()

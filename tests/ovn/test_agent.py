@@ -1,0 +1,287 @@
+"""ovs-pac-agent with real OVN daemons: OVN's pac* keys, set with ovn-nbctl
+on a logical port, its logical switch or NB_Global, become the PAC row of
+the chassis's Interface (docs/ovn.md), and only what the agent made is
+ever touched."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Callable, Optional
+
+from testbed.ovn_env import Chassis, OvnCentral, PacAgent, wait_port_bound
+from testbed.ovs_env import Host, Transfer, run, wait_until
+
+TIMEOUT = 10
+
+
+def make_port(ovn: OvnCentral, ch: Chassis, lsp: str = "vm1",
+              iface: str = "vm1-tap", switch: str = "ls1") -> None:
+    """NB: logical switch 'switch' (created if new) with port 'lsp'; the
+    chassis plugs VM port 'iface' for it."""
+    ovn.nbctl("--may-exist", "ls-add", switch)
+    ovn.nbctl("lsp-add", switch, lsp)
+    ch.add_vm_port(iface, lsp)
+    wait_port_bound(ovn, lsp, ch.name, TIMEOUT)
+
+
+def pac_row(ch: Chassis, iface: str = "vm1-tap") -> Optional[dict]:
+    """The PAC row of 'iface' (its columns, _uuid and _version: the latter
+    changes with every write), or None."""
+    uuid = ch.ovs.pac_uuid(iface)
+    if uuid is None:
+        return None
+    row = ch.ovs.get_columns("PAC", uuid, "_uuid", "threshold",
+                             "mlfq_thresholds", "ecn", "max_hold",
+                             "other_config", "external_ids")
+    select = {"op": "select", "table": "PAC",
+              "where": [["_uuid", "==", ["uuid", uuid]]],
+              "columns": ["_version"]}
+    out = run([ch.build.bin("ovsdb-client"), "transact", ch.ovs.db_sock,
+               json.dumps(["Open_vSwitch", select])]).stdout
+    rows = json.loads(out)[0]["rows"]
+    row["_version"] = rows[0]["_version"][1] if rows else None
+    return row
+
+
+def status(ch: Chassis, iface: str = "vm1-tap") -> Optional[str]:
+    ids = ch.ovs.get_columns("Interface", iface, "external_ids")
+    return ids["external_ids"].get("ovs-pac-status")
+
+
+def wait_row(ch: Chassis, pred: Callable[[Optional[dict]], bool],
+             iface: str = "vm1-tap") -> Optional[dict]:
+    """Waits until pred(PAC row of 'iface') holds; returns the row."""
+    last: list[Optional[dict]] = [None]
+
+    def check() -> bool:
+        last[0] = pac_row(ch, iface)
+        return pred(last[0])
+    try:
+        wait_until(check, TIMEOUT, 0.2, f"PAC row of {iface}")
+    except TimeoutError:
+        raise AssertionError(f"PAC row of {iface}: {last[0]}, status "
+                             f"{status(ch, iface)!r}") from None
+    return last[0]
+
+
+def test_port_switch_and_global_keys(ovn: OvnCentral, chassis: Chassis,
+                                     agent_factory) -> None:
+    """Each precedence level, key by key: port over switch over global;
+    pac=false on the port overrides the switch; removing a key falls back
+    to the next level; the datapath runs the row."""
+    make_port(ovn, chassis)
+    agent = agent_factory(chassis)
+    ovn.nbctl("set", "NB_Global", ".", "options:pac_threshold=200000",
+              "options:pac_max_hold=30000")
+    ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:pac=true",
+              "other_config:pac_max_hold=40000",
+              "other_config:pac_mlfq_thresholds=10000,100000")
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1",
+              "options:pac_threshold=50000", "options:pac_max_flows=1000",
+              "options:pac_clamp_window=false")
+
+    row = wait_row(chassis, lambda r: r is not None
+                   and r["threshold"] == 50000)
+    assert row["max_hold"] == 40000
+    assert row["mlfq_thresholds"] == {1: 10000, 2: 100000}
+    assert row["ecn"] == []
+    assert row["other_config"] == {"max-flows": "1000",
+                                   "clamp-window": "false"}
+    assert row["external_ids"] == {"ovs-pac-agent": "owned",
+                                   "ovs-pac-lport": "vm1",
+                                   "ovs-pac-source": "switch"}
+    assert status(chassis) == "enabled (switch)"
+    show = agent.show()
+    assert "vm1: on (pac from switch)" in show
+    assert "pac_threshold=50000 (port)" in show
+    assert "pac_max_hold=40000 (switch)" in show
+    # ovs-vswitchd runs it.
+    wait_until(lambda: chassis.ovs.iface_status("vm1-tap").get("pac")
+               == "enabled", TIMEOUT, 0.2, "status:pac=enabled")
+    assert "max-flows=1000" in chassis.ovs.pac_show("vm1-tap")
+
+    # Removing the port's threshold falls back to the global one.
+    ovn.nbctl("remove", "Logical_Switch_Port", "vm1", "options",
+              "pac_threshold")
+    wait_row(chassis, lambda r: r is not None and r["threshold"] == 200000)
+
+    # pac=false on the port wins over the switch's pac=true.
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=false")
+    wait_row(chassis, lambda r: r is None)
+    assert status(chassis) is None
+    assert "vm1: off (pac from port)" in agent.show()
+
+    # With pac off everywhere, no PAC; a global pac=true turns it on.
+    ovn.nbctl("remove", "Logical_Switch_Port", "vm1", "options", "pac")
+    ovn.nbctl("remove", "Logical_Switch", "ls1", "other_config", "pac")
+    wait_row(chassis, lambda r: r is None)
+    ovn.nbctl("set", "NB_Global", ".", "options:pac=true")
+    row = wait_row(chassis, lambda r: r is not None)
+    assert row["external_ids"]["ovs-pac-source"] == "global"
+
+
+def test_invalid_values_refused(ovn: OvnCentral, chassis: Chassis,
+                                agent_factory) -> None:
+    """A bad value is refused by key, logged with the logical port, shown in
+    the status, and the port keeps no agent-made PAC row; fixed, it
+    applies."""
+    make_port(ovn, chassis)
+    agent = agent_factory(chassis)
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=true")
+    good = wait_row(chassis, lambda r: r is not None)
+    cases = [
+        ("pac_threshold=abc", 'pac_threshold: "abc" is not an integer'),
+        ("pac_threshold=100", "pac_threshold: 100 is out of range "
+         "[3000, 1073741824]"),
+        ("pac_max_flows=0", "pac_max_flows: 0 is out of range [1, 4194304]"),
+        ("pac_mlfq_thresholds=5000,4000", "pac_mlfq_thresholds: "
+         "thresholds must increase (4000 after 5000)"),
+        ("pac_ecn=yes", 'pac_ecn: "yes" is not true or false'),
+        ("pac_bogus=1", "pac_bogus: unknown key"),
+    ]
+    for option, reason in cases:
+        key = option.split("=")[0]
+        ovn.nbctl("set", "Logical_Switch_Port", "vm1", f"options:{option}")
+        wait_row(chassis, lambda r: r is None)
+        assert status(chassis) == f"error: {reason}", option
+        assert f"vm1: error: {reason}" in agent.show()
+        assert f"logical port vm1: {reason}" in agent.log()
+        ovn.nbctl("remove", "Logical_Switch_Port", "vm1", "options", key)
+        row = wait_row(chassis, lambda r: r is not None)
+        assert row["threshold"] == good["threshold"]
+        assert status(chassis) == "enabled (port)"
+
+
+def test_no_rewrite_on_restart_or_unrelated_change(
+        ovn: OvnCentral, chassis: Chassis, agent_factory) -> None:
+    """The agent compares before it writes: restarting it, or changing NB
+    columns that are not PAC's, leaves the PAC row as it is (same _version:
+    no write at all, so the datapath never restarts PAC)."""
+    make_port(ovn, chassis)
+    agent = agent_factory(chassis)
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=true",
+              "options:pac_threshold=64000")
+    row = wait_row(chassis, lambda r: r is not None)
+
+    agent.restart()
+    wait_until(lambda: "vm1: on" in agent.show(), TIMEOUT, 0.2,
+               "the agent's view after its restart")
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:foo=bar")
+    ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:x=y")
+    ovn.nbctl("lsp-set-addresses", "vm1", "00:00:00:00:01:01 10.0.0.11")
+    ovn.nbctl("--wait=sb", "sync")
+    wait_until(lambda: ovn.port_binding_options("vm1").get("foo") == "bar",
+               TIMEOUT, 0.2, "the change in the SB")
+    assert pac_row(chassis) == row
+
+
+def test_operator_row_left_alone(ovn: OvnCentral, chassis: Chassis,
+                                 agent_factory) -> None:
+    """An operator's own PAC row (no ovs-pac-agent mark) is never touched,
+    even when OVN's policy says otherwise; the status says so."""
+    make_port(ovn, chassis)
+    uuid = chassis.ovs.pac_enable("vm1-tap", threshold=77777)
+    agent = agent_factory(chassis)
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=true",
+              "options:pac_threshold=50000")
+    wait_until(lambda: status(chassis) == "left alone: PAC row not made by "
+               "ovs-pac-agent", TIMEOUT, 0.2, "the agent's status")
+    row = pac_row(chassis)
+    assert row["_uuid"] == uuid and row["threshold"] == 77777
+    assert row["external_ids"] == {}
+    assert "vm1: left alone" in agent.show()
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=false")
+    wait_until(lambda: status(chassis) is None, TIMEOUT, 0.2, "no status")
+    assert pac_row(chassis)["_uuid"] == uuid
+
+
+def test_ports_plugged_removed_and_moved(ovn: OvnCentral, chassis_factory,
+                                         agent_factory) -> None:
+    """A port plugged later gets PAC at once; an unplugged one takes its row
+    with it; a port moved to a second chassis (live migration) gets PAC
+    there from that chassis's agent."""
+    hv1, hv2 = chassis_factory("hv1"), chassis_factory("hv2")
+    agent_factory(hv1)
+    agent_factory(hv2)
+    ovn.nbctl("ls-add", "ls1")
+    ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:pac=true")
+    ovn.nbctl("lsp-add", "ls1", "vm1")
+
+    hv1.add_vm_port("vm1-tap", "vm1")
+    wait_port_bound(ovn, "vm1", "hv1", TIMEOUT)
+    wait_row(hv1, lambda r: r is not None)
+
+    hv1.del_vm_port("vm1-tap")
+    hv2.add_vm_port("vm1-tap", "vm1")
+    wait_port_bound(ovn, "vm1", "hv2", TIMEOUT)
+    row = wait_row(hv2, lambda r: r is not None)
+    assert row["external_ids"]["ovs-pac-lport"] == "vm1"
+    assert hv1.vsctl("--bare", "--columns=_uuid", "list", "PAC") == ""
+
+    # Deleting the logical port turns PAC off on the Interface that still
+    # names it.
+    ovn.nbctl("lsp-del", "vm1")
+    wait_row(hv2, lambda r: r is None)
+    assert hv2.vsctl("--bare", "--columns=_uuid", "list", "PAC") == ""
+
+
+def test_databases_down_and_back(ovn: OvnCentral, chassis: Chassis,
+                                 agent_factory) -> None:
+    """While the SB or the NB is down the local state stays as it was;
+    changes made meanwhile apply once the database is back."""
+    make_port(ovn, chassis)
+    agent_factory(chassis)
+    ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:pac=true",
+              "other_config:pac_threshold=60000")
+    row = wait_row(chassis, lambda r: r is not None
+                   and r["threshold"] == 60000)
+
+    ovn.stop_sb()
+    ovn.nbctl("set", "Logical_Switch", "ls1",
+              "other_config:pac_threshold=70000")
+    wait_until(lambda: "not connected" in str(
+        chassis.ovn_appctl("connection-status", check=False)), TIMEOUT, 0.2,
+        "ovn-controller to see the SB down")
+    time.sleep(1)                       # The agent would have applied it.
+    assert pac_row(chassis) == row
+    ovn.start_sb()
+    wait_row(chassis, lambda r: r is not None and r["threshold"] == 70000)
+
+    ovn.stop_nb()
+    assert pac_row(chassis)["threshold"] == 70000
+    ovn.start_nb()
+    ovn.nbctl("set", "Logical_Switch", "ls1",
+              "other_config:pac_threshold=80000")
+    wait_row(chassis, lambda r: r is not None and r["threshold"] == 80000)
+
+
+def test_end_to_end_tcp(ovn: OvnCentral, chassis: Chassis,
+                        agent_factory) -> None:
+    """A real TCP transfer between two VMs on logical switch ls1, into vm1
+    with PAC switched on by ovn-nbctl: every byte arrives, and PAC saw the
+    connection (pac_* statistics move)."""
+    ovn.nbctl("ls-add", "ls1")
+    hosts = {}
+    for n, lsp in ((11, "vm1"), (12, "peer")):
+        mac, ip = f"00:00:00:00:01:{n:02x}", f"10.0.0.{n}"
+        ovn.nbctl("lsp-add", "ls1", lsp)
+        ovn.nbctl("lsp-set-addresses", lsp, f"{mac} {ip}")
+        port = chassis.add_vm_port(f"{lsp}-tap", lsp, mac=mac, ip=f"{ip}/24")
+        wait_port_bound(ovn, lsp, chassis.name, TIMEOUT)
+        hosts[lsp] = Host(port.ns, ip, f"{lsp}-tap")
+    agent_factory(chassis)
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=true",
+              "options:pac_threshold=30000")
+    wait_until(lambda: chassis.ovs.iface_status("vm1-tap").get("pac")
+               == "enabled", TIMEOUT, 0.2, "status:pac=enabled on vm1-tap")
+    wait_until(lambda: chassis.ovs.get_columns(
+        "Interface", "vm1-tap", "external_ids")["external_ids"].get(
+            "ovn-installed") == "true", TIMEOUT, 0.2, "ovn-installed")
+
+    result = Transfer(hosts["peer"], hosts["vm1"], 4 << 20).start().wait()
+    result.assert_exact()
+    stats = chassis.ovs.wait_pac_stats(
+        "vm1-tap", lambda s: s.get("pac_rx_bytes", 0) >= 4 << 20
+        and s.get("pac_tx_packets", 0) > 0)
+    assert stats["pac_held"] == 0
