@@ -24,15 +24,12 @@ failures).
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
 from testbed.ovn_env import Chassis, OvnCentral, PacAgent, ovn_missing
-from testbed.ovs_env import PREFIX, TOP, OvsBuild, cleanup_stale
+from testbed.ovs_env import TOP, OvsBuild, build_snapshot
 
 LOG_DIR = TOP / "build" / "test-logs" / "ovn"
 
@@ -47,14 +44,8 @@ def build() -> Iterator[OvsBuild]:
                     "run tools/install-deps")
     if os.geteuid() != 0:
         pytest.fail("tests/ovn need root (namespaces, veth, OVS)")
-    for line in cleanup_stale():
-        print(f"removed leftover {line}")
-    src = OvsBuild()
-    dest = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-bin-"))
-    try:
-        yield src.snapshot(dest)
-    finally:
-        shutil.rmtree(dest, ignore_errors=True)
+    with build_snapshot() as build:
+        yield build
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -9,7 +9,7 @@ import json
 import time
 from typing import Callable, Optional
 
-from testbed.ovn_env import Chassis, OvnCentral, PacAgent, wait_port_bound
+from testbed.ovn_env import Chassis, OvnCentral, wait_port_bound
 from testbed.ovs_env import Host, Transfer, run, wait_until
 
 TIMEOUT = 10

@@ -20,15 +20,11 @@ is printed for tools/test's counting (errors count as failures).
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from testbed.ovs_env import (PREFIX, TOP, Ovs, OvsBuild, Topology,
-                             cleanup_stale)
+from testbed.ovs_env import TOP, Ovs, OvsBuild, Topology, build_snapshot
 
 LOG_DIR = TOP / "build" / "test-logs" / "system"
 
@@ -39,14 +35,8 @@ def build() -> Iterator[OvsBuild]:
     rebuild build/ovs while the tests run)."""
     if os.geteuid() != 0:
         pytest.skip("system tests need root (namespaces, veth, OVS)")
-    for line in cleanup_stale():
-        print(f"removed leftover {line}")
-    src = OvsBuild()
-    dest = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-bin-"))
-    try:
-        yield src.snapshot(dest)
-    finally:
-        shutil.rmtree(dest, ignore_errors=True)
+    with build_snapshot() as build:
+        yield build
 
 
 @pytest.hookimpl(hookwrapper=True)

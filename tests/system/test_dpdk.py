@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest

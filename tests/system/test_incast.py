@@ -17,7 +17,6 @@ by the incast client.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Iterator
 
 import pytest

@@ -31,7 +31,6 @@ directory and its command line names that directory.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -40,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from .ovs_env import (LOG_PROBLEM, PREFIX, TOP, CommandError, Netns, Ovs,
-                      OvsBuild, disable_offloads, run, unique_name,
-                      wait_until)
+from .ovs_env import (PREFIX, TOP, CommandError, Netns, Ovs, OvsBuild,
+                      disable_offloads, log_problems, log_tail, run,
+                      unique_name, wait_until)
 
 OVN_SCHEMA_DIR = Path("/usr/share/ovn")
 NB_SCHEMA = OVN_SCHEMA_DIR / "ovn-nb.ovsschema"
@@ -175,26 +174,12 @@ class Daemon:
 
     def tail(self, n: int = 40) -> str:
         """The last 'n' lines of the log file and of stderr."""
-        text = ""
-        for p in (self.log_path, self.dir / f"{self.name}.stderr"):
-            try:
-                lines = p.read_text(errors="replace").splitlines()
-            except OSError:
-                continue
-            text += f"--- {p.name} (last {n} lines)\n" + "\n".join(lines[-n:])
-            text += "\n"
-        return text
+        return log_tail((self.log_path, self.dir / f"{self.name}.stderr"), n)
 
     def log_problems(self, ignore: Iterable[str] = ()) -> list[str]:
         """ERR and EMER lines of the log, except those matching a regex of
         'ignore'."""
-        try:
-            lines = self.log_path.read_text(errors="replace").splitlines()
-        except OSError:
-            return []
-        pats = [re.compile(p) for p in ignore]
-        return [l for l in lines if LOG_PROBLEM.search(l)
-                and not any(p.search(l) for p in pats)]
+        return log_problems(self.log_path, ignore)
 
 
 def _assert_daemons_healthy(daemons: Iterable[Daemon],
@@ -217,10 +202,31 @@ def _save_logs(workdir: Path, dest: Path) -> None:
             shutil.copy(p, dest / p.name)
 
 
+class Started:
+    """start() and, always, close(), as a context manager: a subclass
+    defines both."""
+
+    def start(self):
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 # ---------------------------------------------------------------------------
 # OVN central.
 
-class OvnCentral:
+class OvnCentral(Started):
     """NB and SB ovsdb-servers and ovn-northd in a private directory.
 
     Use as a context manager, or call start() and, always, close():
@@ -317,16 +323,6 @@ class OvnCentral:
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> "OvnCentral":
-        try:
-            return self.start()
-        except BaseException:
-            self.close()
-            raise
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     # -- clients -------------------------------------------------------------
 
     def nbctl(self, *args: str, timeout: float = 10) -> str:
@@ -413,7 +409,7 @@ class VmPort:
     ns: Netns
 
 
-class Chassis:
+class Chassis(Started):
     """A hypervisor: the patched OVS and Debian's ovn-controller.
 
     ovs-vswitchd runs in a network namespace of its own (so br-int's tap
@@ -506,16 +502,6 @@ class Chassis:
                 self.netns.delete()
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> "Chassis":
-        try:
-            return self.start()
-        except BaseException:
-            self.close()
-            raise
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     # -- utilities ------------------------------------------------------------
 
     def vsctl(self, *args: str, timeout: float = 10) -> str:
@@ -598,7 +584,7 @@ AGENT = TOP / "ovn-config" / "ovs-pac-agent"
 AGENT_PYTHON = "/usr/bin/python3"   # Debian's, which has python3-openvswitch.
 
 
-class PacAgent:
+class PacAgent(Started):
     """ovn-config/ovs-pac-agent on chassis 'chassis': its OVS database, the
     central's SB (through the chassis's ovn-remote, as in production) and,
     with 'nb', the NB for logical switch keys.
@@ -635,13 +621,3 @@ class PacAgent:
 
     def assert_healthy(self) -> None:
         _assert_daemons_healthy([self.daemon], self.log_ignore)
-
-    def __enter__(self) -> "PacAgent":
-        try:
-            return self.start()
-        except BaseException:
-            self.close()
-            raise
-
-    def __exit__(self, *exc) -> None:
-        self.close()

@@ -24,6 +24,7 @@ nothing is created in the host's network namespace.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -37,7 +38,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parent.parent
@@ -368,27 +369,14 @@ class Ovs:
     # -- logs --------------------------------------------------------------
 
     def tail(self, daemon: str = "ovs-vswitchd", n: int = 40) -> str:
-        text = ""
-        for p in (self.log_path(daemon), self.dir / f"{daemon}.stderr"):
-            try:
-                lines = p.read_text(errors="replace").splitlines()
-            except OSError:
-                continue
-            text += f"--- {p.name} (last {n} lines)\n" + "\n".join(lines[-n:])
-            text += "\n"
-        return text
+        return log_tail((self.log_path(daemon),
+                         self.dir / f"{daemon}.stderr"), n)
 
     def log_problems(self, daemon: str = "ovs-vswitchd",
                      ignore: Iterable[str] = ()) -> list[str]:
         """ERR and EMER lines of the daemon's log, except those matching a
         regex of 'ignore'."""
-        try:
-            lines = self.log_path(daemon).read_text(errors="replace")
-        except OSError:
-            return []
-        pats = [re.compile(p) for p in ignore]
-        return [l for l in lines.splitlines() if LOG_PROBLEM.search(l)
-                and not any(p.search(l) for p in pats)]
+        return log_problems(self.log_path(daemon), ignore)
 
     def assert_healthy(self, ignore: Iterable[str] = ()) -> None:
         """ovs-vswitchd (and ovsdb-server) run, no ERR/EMER in their logs."""
@@ -732,3 +720,43 @@ def cleanup_stale() -> list[str]:
         shutil.rmtree(d, ignore_errors=True)
         removed.append(f"dir {d}")
     return removed
+
+
+def log_tail(paths: Iterable[Path], n: int = 40) -> str:
+    """The last 'n' lines of each file of 'paths' that exists, headed by its
+    name."""
+    text = ""
+    for p in paths:
+        try:
+            lines = p.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        text += f"--- {p.name} (last {n} lines)\n" + "\n".join(lines[-n:])
+        text += "\n"
+    return text
+
+
+def log_problems(path: Path, ignore: Iterable[str] = ()) -> list[str]:
+    """ERR and EMER lines of log file 'path', except those matching a regex
+    of 'ignore'."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    pats = [re.compile(p) for p in ignore]
+    return [l for l in lines if LOG_PROBLEM.search(l)
+            and not any(p.search(l) for p in pats)]
+
+
+@contextlib.contextmanager
+def build_snapshot() -> Iterator[OvsBuild]:
+    """A private copy of the build's programs and schema, for a test session
+    (others may rebuild build/ovs meanwhile), removed at the end; leftovers
+    of killed runs are removed first."""
+    for line in cleanup_stale():
+        print(f"removed leftover {line}")
+    dest = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-bin-"))
+    try:
+        yield OvsBuild().snapshot(dest)
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
