@@ -9,7 +9,7 @@ import json
 import time
 from typing import Callable, Optional
 
-from testbed.ovn_env import Chassis, OvnCentral, wait_port_bound
+from testbed.ovn_env import Chassis, OvnCentral, PacAgent, wait_port_bound
 from testbed.ovs_env import Host, Transfer, run, wait_until
 
 TIMEOUT = 10
@@ -79,13 +79,13 @@ def test_port_switch_and_global_keys(ovn: OvnCentral, chassis: Chassis,
               "other_config:pac_mlfq_thresholds=10000,100000")
     ovn.nbctl("set", "Logical_Switch_Port", "vm1",
               "options:pac_threshold=50000", "options:pac_max_flows=1000",
-              "options:pac_clamp_window=false")
+              "options:pac_clamp_window=false", "options:pac_ecn=false")
 
     row = wait_row(chassis, lambda r: r is not None
                    and r["threshold"] == 50000)
     assert row["max_hold"] == 40000
     assert row["mlfq_thresholds"] == {1: 10000, 2: 100000}
-    assert row["ecn"] == []
+    assert row["ecn"] is False
     assert row["other_config"] == {"max-flows": "1000",
                                    "clamp-window": "false"}
     assert row["external_ids"] == {"ovs-pac-agent": "owned",
@@ -169,10 +169,12 @@ def test_no_rewrite_on_restart_or_unrelated_change(
                "the agent's view after its restart")
     ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:foo=bar")
     ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:x=y")
-    ovn.nbctl("lsp-set-addresses", "vm1", "00:00:00:00:01:01 10.0.0.11")
-    ovn.nbctl("--wait=sb", "sync")
-    wait_until(lambda: ovn.port_binding_options("vm1").get("foo") == "bar",
-               TIMEOUT, 0.2, "the change in the SB")
+    ovn.nbctl("set", "NB_Global", ".", "options:y=z")
+    # A barrier: a later change that the agent must apply, so that it has
+    # seen the ones above when vm2's row appears.
+    make_port(ovn, chassis, "vm2", "vm2-tap")
+    ovn.nbctl("set", "Logical_Switch_Port", "vm2", "options:pac=true")
+    wait_row(chassis, lambda r: r is not None, "vm2-tap")
     assert pac_row(chassis) == row
 
 
@@ -193,7 +195,7 @@ def test_operator_row_left_alone(ovn: OvnCentral, chassis: Chassis,
     assert "vm1: left alone" in agent.show()
     ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=false")
     wait_until(lambda: status(chassis) is None, TIMEOUT, 0.2, "no status")
-    assert pac_row(chassis)["_uuid"] == uuid
+    assert pac_row(chassis) == row      # Same _version: never written.
 
 
 def test_ports_plugged_removed_and_moved(ovn: OvnCentral, chassis_factory,
@@ -228,32 +230,57 @@ def test_ports_plugged_removed_and_moved(ovn: OvnCentral, chassis_factory,
 
 def test_databases_down_and_back(ovn: OvnCentral, chassis: Chassis,
                                  agent_factory) -> None:
-    """While the SB or the NB is down the local state stays as it was;
-    changes made meanwhile apply once the database is back."""
+    """While the SB or the NB is down the local state stays as it was, and
+    ports plugged meanwhile wait; changes made meanwhile apply once the
+    database is back."""
     make_port(ovn, chassis)
-    agent_factory(chassis)
+    agent = agent_factory(chassis)
     ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:pac=true",
               "other_config:pac_threshold=60000")
     row = wait_row(chassis, lambda r: r is not None
                    and r["threshold"] == 60000)
+    mark = len(agent.log())
 
     ovn.stop_sb()
+    wait_until(lambda: "ovnsb_db.sock: connection" in agent_log_since(
+        agent, mark), 30, 0.2, "the agent to lose the SB")
     ovn.nbctl("set", "Logical_Switch", "ls1",
               "other_config:pac_threshold=70000")
-    wait_until(lambda: "not connected" in str(
-        chassis.ovn_appctl("connection-status", check=False)), TIMEOUT, 0.2,
-        "ovn-controller to see the SB down")
-    time.sleep(1)                       # The agent would have applied it.
+    # The switch key is in the NB, which the agent still reads: it must
+    # not apply it while the SB is away.  Plugging a port is a local change
+    # it would act on at once if it did anything.
+    chassis.add_vm_port("vm3-tap", "vm3")
+    ovn.nbctl("lsp-add", "ls1", "vm3")
+    wait_until(lambda: "vm3" in ovn.nbctl("lsp-list", "ls1"), TIMEOUT, 0.2,
+               "vm3 in the NB")
+    time.sleep(2)
     assert pac_row(chassis) == row
+    assert pac_row(chassis, "vm3-tap") is None
     ovn.start_sb()
     wait_row(chassis, lambda r: r is not None and r["threshold"] == 70000)
+    wait_row(chassis, lambda r: r is not None, "vm3-tap")
 
+    # With the NB down (the agent reads switch keys there), a port plugged
+    # meanwhile waits for it.
+    ovn.nbctl("lsp-add", "ls1", "vm4")
+    mark = len(agent.log())
     ovn.stop_nb()
+    wait_until(lambda: "ovnnb_db.sock: connection" in agent_log_since(
+        agent, mark), 30, 0.2, "the agent to lose the NB")
+    chassis.add_vm_port("vm4-tap", "vm4")
+    wait_port_bound(ovn, "vm4", chassis.name, TIMEOUT)
+    time.sleep(2)
+    assert pac_row(chassis, "vm4-tap") is None
     assert pac_row(chassis)["threshold"] == 70000
     ovn.start_nb()
+    wait_row(chassis, lambda r: r is not None, "vm4-tap")
     ovn.nbctl("set", "Logical_Switch", "ls1",
               "other_config:pac_threshold=80000")
     wait_row(chassis, lambda r: r is not None and r["threshold"] == 80000)
+
+
+def agent_log_since(agent: PacAgent, mark: int) -> str:
+    return agent.log()[mark:]
 
 
 def test_end_to_end_tcp(ovn: OvnCentral, chassis: Chassis,

@@ -620,4 +620,8 @@ class PacAgent(Started):
         return self.daemon.log_path.read_text(errors="replace")
 
     def assert_healthy(self) -> None:
+        """It runs, logged no ERR/EMER, and no transaction of its failed."""
         _assert_daemons_healthy([self.daemon], self.log_ignore)
+        failed = [line for line in self.log().splitlines()
+                  if "| WARN | transaction:" in line]
+        assert not failed, "ovs-pac-agent: " + "\n".join(failed[:10])
