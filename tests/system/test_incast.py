@@ -12,7 +12,9 @@ connections are set up, is not asserted for PAC (cold peers: see
 test_plain_ovs_times_out_pac_does_not).  Margins: plain OVS times out in
 all 8 rounds in every run seen; PAC's goodput was 85-94 Mbit/s and its
 rounds 2-8 had no RTO in 16 runs.  Every answer is verified byte by byte
-by the incast client.
+by the incast client.  The same check runs with the ports on a PMD thread
+and with OVN on the hypervisor (the VM a logical switch port, PAC switched
+with ovn-nbctl and applied by ovs-pac-agent).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from typing import Iterator
 import pytest
 
 from testbed.dpdk_env import DpdkUnavailable
+from testbed.incast_ovn import VM_LPORT, OvnTestbed
 from testbed.incast_testbed import (VM_PORT, PacConfigError, Testbed,
                                     TestbedConfig, Workload)
+from testbed.ovn_env import ovn_missing
 from testbed.ovs_env import TOP, OvsBuild
 
 RATE_MBIT = 100
@@ -34,15 +38,16 @@ BYTES = 65536
 LOG_DIR = TOP / "build" / "test-logs" / "system"
 
 
-def set_up_testbed(build: OvsBuild, log_name: str,
+def set_up_testbed(build: OvsBuild, log_name: str, kind=Testbed,
                    **config) -> Iterator[Testbed]:
-    """A set-up testbed of the reduced configuration; its logs go to
-    build/test-logs/system/<log_name> if a test fails."""
+    """A set-up testbed ('kind': Testbed or OvnTestbed) of the reduced
+    configuration; its logs go to build/test-logs/system/<log_name> if a
+    test fails."""
     if build.pac_table() is None:
         pytest.skip("PAC not built yet")
-    tb = Testbed(build, TestbedConfig(rate_mbit=RATE_MBIT,
-                                      buffer_bytes=100_000, hosts=8,
-                                      **config))
+    tb = kind(build, TestbedConfig(rate_mbit=RATE_MBIT,
+                                   buffer_bytes=100_000, hosts=8,
+                                   **config))
     try:
         tb.setup()
         yield tb
@@ -69,6 +74,16 @@ def pmd_bed(build: OvsBuild) -> Iterator[Testbed]:
         pytest.skip(f"DPDK cannot initialise here: {e}")
 
 
+@pytest.fixture(scope="module")
+def ovn_bed(build: OvsBuild) -> Iterator[OvnTestbed]:
+    """The testbed with OVN on the hypervisor (testbed.incast_ovn);
+    skipped where OVN is not installed."""
+    missing = ovn_missing()
+    if missing:
+        pytest.skip(f"OVN not installed ({', '.join(missing)})")
+    yield from set_up_testbed(build, "incast-ovn", OvnTestbed, ovn=True)
+
+
 def check_exact(r, workload: Workload) -> None:
     assert r.errors == 0 and r.client_exit == 0, (
         f"incast client reported {r.errors} errors (exit {r.client_exit})")
@@ -86,6 +101,25 @@ def test_pmd_ports_plain_ovs_times_out_pac_does_not(pmd_bed: Testbed) -> None:
     as on an OVS-DPDK hypervisor: PAC then runs on the PMD thread."""
     assert pmd_bed.ovs.vsctl("get", "Interface", VM_PORT, "type") == "dpdk"
     check_pac_tames_incast(pmd_bed)
+
+
+def test_ovn_plain_ovn_times_out_pac_does_not(ovn_bed: OvnTestbed) -> None:
+    """The same with the VM as an OVN logical switch port (localnet
+    provider network toward the ToR), PAC set in the NB: the agent's PAC
+    row is what tames the incast, and goes when the key goes."""
+    check_pac_tames_incast(ovn_bed)
+    ovn_bed.pac_on()
+    try:
+        row = ovn_bed.ovs.get_columns("PAC", ovn_bed.ovs.pac_uuid(VM_PORT),
+                                      "external_ids", "threshold")
+        assert row["external_ids"].get("ovs-pac-agent") == "owned", row
+        assert row["external_ids"].get("ovs-pac-lport") == VM_LPORT, row
+        assert row["threshold"] == ovn_bed.cfg.threshold(), row
+    finally:
+        ovn_bed.pac_off()
+    assert ovn_bed.ovs.pac_uuid(VM_PORT) is None
+    ovn_bed.chassis.assert_healthy()
+    ovn_bed.agent.assert_healthy()
 
 
 def check_pac_tames_incast(bed: Testbed) -> None:

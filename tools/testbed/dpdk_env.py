@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from .ovs_env import (PREFIX, Host, Netns, Ovs, OvsBuild, Transfer,
                       _owner_dead, disable_offloads, run, unique_name,
@@ -258,12 +258,13 @@ def start_dpdk_ovs(ovs: Ovs) -> None:
                               or "dpdk_initialized is false")
 
 
-def add_dpdk_port(ovs: Ovs, port: str, devargs: str,
-                  **options: str) -> None:
-    """Adds type=dpdk port 'port' (DPDK device 'devargs') to br0 and waits
-    until it is up."""
-    args = ["add-port", "br0", port, "--", "set", "Interface", port,
-            "type=dpdk", f"options:dpdk-devargs={devargs}"]
+def add_dpdk_port(ovs: Ovs, port: str, devargs: str, bridge: str = "br0",
+                  columns: Sequence[str] = (), **options: str) -> None:
+    """Adds type=dpdk port 'port' (DPDK device 'devargs') to 'bridge' and
+    waits until it is up.  'columns' are more Interface settings
+    ("COLUMN=VALUE"), 'options' its options:KEY=VALUE."""
+    args = ["add-port", bridge, port, "--", "set", "Interface", port,
+            "type=dpdk", f"options:dpdk-devargs={devargs}", *columns]
     args += [f"{k}={v}" for k, v in options.items()]
     ovs.vsctl(*args, timeout=30)
     wait_dpdk_port(ovs, port)

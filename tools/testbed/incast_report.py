@@ -9,7 +9,12 @@ from typing import Iterable, Optional
 from .incast_testbed import RunResult, TestbedConfig
 
 MODES = ("off", "pac")
-LABELS = {"off": "plain OVS", "pac": "OVS + PAC"}
+
+
+def label(mode: str, cfg: TestbedConfig) -> str:
+    """"plain OVS", "OVS + PAC" (or OVN, with --ovn)."""
+    switch = cfg.switch_name()
+    return f"plain {switch}" if mode == "off" else f"{switch} + PAC"
 
 
 def workload_name(r: RunResult) -> str:
@@ -54,7 +59,8 @@ def write_csv(results: Iterable[RunResult], path: Path,
     rows = [dict(r.as_row(), rate_mbit=cfg.rate_mbit,
                  buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold(),
                  pac_options=" ".join(cfg.pac_option_words()),
-                 ports="pmd" if cfg.pmd else "main")
+                 ports="pmd" if cfg.pmd else "main",
+                 switch=cfg.switch_name().lower())
             for r in results]
     if not rows:
         return
@@ -91,12 +97,13 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
             if not rs:
                 continue
             n = [r.senders for r in rs]
+            name = label(mode, cfg)
             axes[0][col].plot(n, [r.goodput_mbps for r in rs], style,
-                              label=LABELS[mode])
+                              label=name)
             axes[1][col].plot(n, [r.timeout_rounds / max(r.rounds, 1)
-                                  for r in rs], style, label=LABELS[mode])
+                                  for r in rs], style, label=name)
             axes[2][col].plot(n, [r.rct_p99_ms for r in rs], style,
-                              label=LABELS[mode])
+                              label=name)
         axes[0][col].axhline(ceiling, color="grey", lw=0.8, ls=":",
                              label="TCP goodput of the link")
         axes[0][col].set_title(wl)
@@ -112,7 +119,8 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
             ax.grid(True, which="both", alpha=0.3)
         axes[0][col].legend(fontsize="small")
     pac_options = "".join(f", {w}" for w in cfg.pac_option_words())
-    fig.suptitle(title or (f"TCP incast through Open vSwitch\nbottleneck "
+    switch = "OVN" if cfg.ovn else "Open vSwitch"
+    fig.suptitle(title or (f"TCP incast through {switch}\nbottleneck "
                            f"{cfg.rate_mbit:g} Mbit/s, "
                            f"{cfg.buffer_bytes // 1000} KB buffer, RTOmin "
                            f"{cfg.rto_min_ms} ms"

@@ -115,6 +115,14 @@ class TestbedConfig:
     # PAC seeing it.  Needs hugepages (reserved and given back).
     pmd: bool = False
     pmd_cpu: int = 1
+    # OVN on the hypervisor (testbed.incast_ovn.OvnTestbed, which needs
+    # it set): the VM is a logical switch port, PAC is OVN policy.
+    ovn: bool = False
+
+    def switch_name(self) -> str:
+        """"OVN" or "OVS": the hypervisor's switch, as tables and plots
+        name it."""
+        return "OVN" if self.ovn else "OVS"
 
     def pac_option_words(self) -> list[str]:
         """pac_other_config as pac/show writes it: ["KEY=VALUE", ...]."""
@@ -278,23 +286,22 @@ class Testbed:
         self.hv = self._netns("hv")
         self.vm = self._netns("vm")
 
-        # The hypervisor's Open vSwitch: br0 (netdev), uplink and VM port.
+        # The hypervisor's Open vSwitch, its bridges, the uplink and the
+        # VM's port.
         self.ovs = Ovs(self.build, self.workdir, self.hv,
                        self._dpdk_config() if cfg.pmd else None)
         if cfg.pmd:
             start_dpdk_ovs(self.ovs)
         else:
             self.ovs.start()
-        self.ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
-                       "datapath_type=netdev")
+        self._add_bridges()
         self._veth(self.tor, "uplink", self.hv, UPLINK_PORT)
         self._veth(self.hv, VM_PORT, self.vm, "eth0")
         if cfg.pmd:
             self._add_dpdk_ports()
         else:
             self._add_ports()
-        self.ovs.ofctl("del-flows", "br0")
-        self.ovs.ofctl("add-flow", "br0", "actions=NORMAL")
+        self._ports_added()
         self.vm.run(["ip", "addr", "add", f"{VM_IP}/{PREFIXLEN}",
                      "dev", "eth0"])
         # The VM closes N connections per run: let it reuse ports.
@@ -336,6 +343,39 @@ class Testbed:
         self.base_rtt_ms = self._measure_rtt()
         return self
 
+    # -- the hypervisor's switch: plain OVS (OvnTestbed: OVN) ----------------
+
+    def switch_description(self) -> str:
+        """What the hypervisor's switch is, for the demo's header."""
+        return "OVS bridge br0 (NORMAL)"
+
+    def _add_bridges(self) -> None:
+        """br0 (netdev), which holds the uplink and the VM's port."""
+        self.ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
+                       "datapath_type=netdev")
+
+    def _port_bridge(self, port: str) -> str:
+        """The bridge that 'port' (UPLINK_PORT or VM_PORT) is added to."""
+        return "br0"
+
+    def _port_columns(self, port: str) -> list[str]:
+        """Interface columns set when 'port' is added ("COLUMN=VALUE")."""
+        return []
+
+    def _ports_added(self) -> None:
+        """Both ports are on their bridges: br0 forwards as a learning
+        switch."""
+        self.ovs.ofctl("del-flows", "br0")
+        self.ovs.ofctl("add-flow", "br0", "actions=NORMAL")
+
+    def _pac_enable(self, columns: dict) -> None:
+        """Gives the VM's port a PAC row with 'columns'."""
+        self.ovs.pac_enable(VM_PORT, **columns)
+
+    def pac_off(self) -> None:
+        """Takes PAC off the VM's port."""
+        self.ovs.pac_disable(VM_PORT)
+
     def _dpdk_config(self) -> dict[str, str]:
         """Reserves ovs-vswitchd's hugepages and mounts its private
         hugetlbfs (close() gives both back), and returns the
@@ -355,11 +395,14 @@ class Testbed:
         gives the AF_PACKET sockets of the main thread's ports."""
         for n, port in enumerate((UPLINK_PORT, VM_PORT)):
             add_dpdk_port(self.ovs, port, f"net_af_packet{n},iface={port},"
-                          "qpairs=1,framecnt=4096")
+                          "qpairs=1,framecnt=4096",
+                          bridge=self._port_bridge(port),
+                          columns=self._port_columns(port))
 
     def _add_ports(self) -> None:
-        """Adds the uplink and the VM's port to br0.  ovs-vswitchd reads
-        them through AF_PACKET sockets (netdev-linux), whose receive buffer
+        """Adds the uplink and the VM's port to their bridges.
+        ovs-vswitchd reads them through AF_PACKET sockets (netdev-linux),
+        whose receive buffer
         is net.core.rmem_default (208 KB; OVS sets no SO_RCVBUF): a burst of
         a thousand requests from the VM, or a 1 Gbit/s stream while the
         thread is busy, overflows it and loses packets that no switch of the
@@ -379,7 +422,10 @@ class Testbed:
                 run(["sysctl", "-qw", f"{key}={want}"])
             try:
                 for port in (UPLINK_PORT, VM_PORT):
-                    self.ovs.vsctl("add-port", "br0", port)
+                    columns = self._port_columns(port)
+                    self.ovs.vsctl("add-port", self._port_bridge(port), port,
+                                   *(["--", "set", "Interface", port,
+                                      *columns] if columns else []))
             finally:
                 if want > old:
                     run(["sysctl", "-qw", f"{key}={old}"])
@@ -420,7 +466,7 @@ class Testbed:
                 "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us),
                                  **self.cfg.pac_other_config}}
         cols.update(columns)
-        self.ovs.pac_enable(VM_PORT, **cols)
+        self._pac_enable(cols)
         # pac/show's first line ends in the port's status:pac, read live
         # (the Interface:status column may lag behind).
         deadline = time.monotonic() + 10
@@ -440,9 +486,6 @@ class Testbed:
             if word not in config:
                 raise PacConfigError(f"PAC other_config:{word} did not take "
                                      f"effect (config: {' '.join(config)})")
-
-    def pac_off(self) -> None:
-        self.ovs.pac_disable(VM_PORT)
 
     def _pac_counters(self) -> dict[str, int]:
         """pac_* counters of the VM port, read now from pac/show (the

@@ -426,7 +426,8 @@ class Chassis(Started):
 
     def __init__(self, central: OvnCentral, name: str,
                  encap_ip: str = "127.0.0.1",
-                 build: Optional[OvsBuild] = None):
+                 build: Optional[OvsBuild] = None,
+                 ovs: Optional[Ovs] = None):
         missing = ovn_missing()
         if missing:
             raise RuntimeError(f"OVN not installed: {', '.join(missing)} "
@@ -437,8 +438,12 @@ class Chassis(Started):
         self.build = build or central.build
         self.dir = Path(tempfile.mkdtemp(
             prefix=f"{PREFIX}-{os.getpid()}-ovn-{name}-"))
-        self.netns: Optional[Netns] = None
-        self.ovs: Optional[Ovs] = None
+        # An Open vSwitch started by the caller, in its namespace (the
+        # incast testbed's hypervisor): the chassis uses it and leaves
+        # stopping it, and deleting its namespace, to the caller.
+        self.own_ovs = ovs is None
+        self.netns: Optional[Netns] = ovs.netns if ovs else None
+        self.ovs: Optional[Ovs] = ovs
         self.controller: Optional[Daemon] = None
         self.ports: dict[str, VmPort] = {}
         # Regexes of ERR/EMER log lines a test expects (assert_healthy).
@@ -447,11 +452,13 @@ class Chassis(Started):
     # -- life cycle ---------------------------------------------------------
 
     def start(self, timeout: float = 20) -> "Chassis":
-        """Starts OVS (br-int, external_ids) and ovn-controller, and waits
-        until the chassis is registered in the SB (Chassis name=<name>)."""
-        self.netns = Netns(unique_name(f"ovn-{self.name}"))
-        self.ovs = Ovs(self.build, self.dir, self.netns)
-        self.ovs.start()
+        """Starts OVS (unless the caller's was given), creates br-int, sets
+        the external_ids, starts ovn-controller, and waits until the
+        chassis is registered in the SB (Chassis name=<name>)."""
+        if self.own_ovs:
+            self.netns = Netns(unique_name(f"ovn-{self.name}"))
+            self.ovs = Ovs(self.build, self.dir, self.netns)
+            self.ovs.start()
         self.vsctl("--may-exist", "add-br", "br-int", "--",
                    "set", "Bridge", "br-int", "datapath_type=netdev",
                    "fail_mode=secure", "other_config:disable-in-band=true")
@@ -462,6 +469,9 @@ class Chassis(Started):
                    f"external_ids:ovn-encap-ip={self.encap_ip}",
                    "external_ids:ovn-bridge-datapath-type=netdev")
         env = dict(self.ovs.env, **_private_env(self.dir))
+        # ovn-controller reaches br-int's OpenFlow socket in OVS's run
+        # directory (the caller's OVS has its own).
+        env["OVS_RUNDIR"] = str(self.ovs.dir)
         self.controller = Daemon(
             "ovn-controller", self.dir,
             [OVN_PROGRAMS["ovn-controller"], self.ovs.db_sock], env,
@@ -476,7 +486,8 @@ class Chassis(Started):
         """Removes the VM ports, stops ovn-controller (with "exit", which
         deletes the Chassis record, while the SB runs; with SIGTERM
         otherwise), deletes the Chassis record if it is still there and
-        the SB answers, stops OVS, deletes the namespaces and the
+        the SB answers, stops OVS and deletes its namespace (unless they
+        are the caller's), deletes the VMs' namespaces and the
         directory."""
         try:
             for iface in list(self.ports):
@@ -492,13 +503,13 @@ class Chassis(Started):
                                        self.name, timeout=3)
             except (CommandError, subprocess.TimeoutExpired):
                 pass
-            if self.ovs:
+            if self.ovs and self.own_ovs:
                 self.ovs.stop()
         finally:
             for port in self.ports.values():
                 port.ns.delete()
             self.ports.clear()
-            if self.netns:
+            if self.netns and self.own_ovs:
                 self.netns.delete()
             shutil.rmtree(self.dir, ignore_errors=True)
 
