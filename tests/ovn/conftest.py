@@ -109,12 +109,13 @@ def chassis(chassis_factory: Callable[[str], Chassis]) -> Chassis:
 @pytest.fixture
 def agent_factory(chassis_factory: Callable[[str], Chassis],
                   request) -> Iterator[Callable[..., PacAgent]]:
-    """Starts ovs-pac-agent on a chassis (agent_factory(chassis, nb=True));
-    at teardown each must still run with no ERR/EMER in its log."""
+    """Starts ovs-pac-agent on a chassis (agent_factory(chassis, nb=True,
+    nb_remote=None, sb_remote=None), as PacAgent takes them); at teardown
+    each must still run with no ERR/EMER in its log."""
     made: list[PacAgent] = []
 
-    def make(ch: Chassis, nb: bool = True) -> PacAgent:
-        agent = PacAgent(ch, nb)
+    def make(ch: Chassis, nb: bool = True, **remotes) -> PacAgent:
+        agent = PacAgent(ch, nb, **remotes)
         made.append(agent)
         return agent.start()
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -60,6 +61,13 @@ def ovn_missing() -> list[str]:
     are)."""
     paths = [Path(p) for p in OVN_PROGRAMS.values()] + [NB_SCHEMA, SB_SCHEMA]
     return [str(p) for p in paths if not os.access(p, os.R_OK)]
+
+
+def free_tcp_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _private_env(workdir: Path) -> dict[str, str]:
@@ -298,6 +306,14 @@ class OvnCentral(Started):
         server.start()
         wait_until(lambda: self.sock[kind].exists(), 15,
                    what=f"{self.sock[kind]}")
+
+    def add_tcp_remote(self, kind: str) -> str:
+        """Makes the "nb" or "sb" server listen on TCP too (127.0.0.1, a
+        free port); returns the remote, "tcp:127.0.0.1:<port>"."""
+        port = free_tcp_port()
+        self.servers[kind].appctl("ovsdb-server/add-remote",
+                                  f"ptcp:{port}:127.0.0.1")
+        return f"tcp:127.0.0.1:{port}"
 
     def stop_nb(self) -> None:
         """Stops the NB ovsdb-server (its database file stays)."""
@@ -597,16 +613,21 @@ AGENT_PYTHON = "/usr/bin/python3"   # Debian's, which has python3-openvswitch.
 
 class PacAgent(Started):
     """ovn-config/ovs-pac-agent on chassis 'chassis': its OVS database, the
-    central's SB (through the chassis's ovn-remote, as in production) and,
-    with 'nb', the NB for logical switch keys.
+    central's SB (through the chassis's ovn-remote, as in production, or
+    --ovnsb-db='sb_remote') and, with 'nb', the NB for logical switch keys
+    (--ovnnb-db='nb_remote', by default the central's).
 
     Use as a context manager, or call start() and, always, close()."""
 
-    def __init__(self, chassis: Chassis, nb: bool = True):
+    def __init__(self, chassis: Chassis, nb: bool = True,
+                 nb_remote: Optional[str] = None,
+                 sb_remote: Optional[str] = None):
         self.chassis = chassis
         args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}"]
         if nb:
-            args.append(f"--ovnnb-db={chassis.central.nb_remote}")
+            args.append(f"--ovnnb-db={nb_remote or chassis.central.nb_remote}")
+        if sb_remote:
+            args.append(f"--ovnsb-db={sb_remote}")
         self.daemon = Daemon("ovs-pac-agent", chassis.dir, args,
                              dict(chassis.ovs.env), chassis.build.bin(
                                  "ovs-appctl"))
