@@ -9,7 +9,7 @@ import socket
 import time
 
 from agent_checks import TIMEOUT, make_port, status, wait_row
-from testbed.ovn_env import Chassis, OvnCentral, free_tcp_port
+from testbed.ovn_env import Chassis, OvnCentral, Pki, free_tcp_port
 from testbed.ovs_env import wait_until
 
 
@@ -58,6 +58,27 @@ def test_tcp_remotes_from_the_command_line(ovn: OvnCentral, chassis: Chassis,
     show = agent.show()
     assert f"OVN_Southbound at {dead},{sb}: connected" in show, show
     assert f"OVN_Northbound at {dead},{nb}: connected" in show, show
+
+
+def test_ssl_remotes(ovn: OvnCentral, chassis: Chassis, agent_factory,
+                     tmp_path) -> None:
+    """ssl: remotes (as a production chassis reaches the central), with
+    --private-key, --certificate and --ca-cert of the deployment's PKI."""
+    pki = Pki(tmp_path)
+    sb = ovn.add_ssl_remote("sb", pki)
+    nb = ovn.add_ssl_remote("nb", pki)
+    key, cert = pki.sign("agent")
+    make_port(ovn, chassis)
+    agent = agent_factory(chassis, sb_remote=sb, nb_remote=nb,
+                          ssl=(key, cert, pki.ca_cert))
+    ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:pac=true")
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1",
+              "options:pac_threshold=63000")
+    row = wait_row(chassis, lambda r: r is not None)
+    assert row["threshold"] == 63000
+    show = agent.show()
+    assert f"OVN_Southbound at {sb}: connected" in show, show
+    assert f"OVN_Northbound at {nb}: connected" in show, show
 
 
 def test_without_northbound(ovn: OvnCentral, chassis: Chassis,

@@ -16,6 +16,8 @@ testbed.
   wait_port_bound  waits until SB Port_Binding of a logical port names a
                    chassis.
   ovn_missing      which of the OVN programs and schemas are not installed.
+  Pki              a private certificate authority (ovs-pki) for ssl:
+                   remotes (OvnCentral.add_ssl_remote()).
   Daemon           one daemon run in the foreground with its pidfile,
                    control socket and log in a private directory.
 
@@ -61,6 +63,28 @@ def ovn_missing() -> list[str]:
     are)."""
     paths = [Path(p) for p in OVN_PROGRAMS.values()] + [NB_SCHEMA, SB_SCHEMA]
     return [str(p) for p in paths if not os.access(p, os.R_OK)]
+
+
+DB_NAMES = {"nb": "OVN_Northbound", "sb": "OVN_Southbound"}
+GLOBAL_TABLES = {"nb": "NB_Global", "sb": "SB_Global"}
+
+
+class Pki:
+    """A private certificate authority made with ovs-pki in 'workdir'
+    (as an OVN deployment's PKI): sign() gives a key and a certificate
+    signed by it, ca_cert is its certificate."""
+
+    def __init__(self, workdir: Path):
+        self.dir = workdir / "pki"
+        run(["ovs-pki", f"--dir={self.dir}", "--force", "init"], timeout=120)
+        self.ca_cert = self.dir / "switchca" / "cacert.pem"
+
+    def sign(self, name: str) -> tuple[Path, Path]:
+        """A new private key and its certificate: (key file, cert file)."""
+        run(["ovs-pki", f"--dir={self.dir}", "--force", "--unique",
+             "req+sign", str(self.dir / name), "switch"], timeout=120)
+        return (self.dir / f"{name}-privkey.pem",
+                self.dir / f"{name}-cert.pem")
 
 
 def free_tcp_port() -> int:
@@ -257,10 +281,17 @@ class OvnCentral(Started):
                    "sb": self.dir / "ovnsb_db.db"}
         self.sock = {"nb": self.dir / "ovnnb_db.sock",
                      "sb": self.dir / "ovnsb_db.sock"}
+        # As ovn-ctl starts them: remotes and SSL settings also from the
+        # database itself (add_ssl_remote()).
         self.servers = {
             kind: Daemon(kind, self.dir,
                          [build.bin("ovsdb-server"), str(self.db[kind]),
-                          f"--remote=punix:{self.sock[kind]}"],
+                          f"--remote=punix:{self.sock[kind]}",
+                          f"--remote=db:{DB_NAMES[kind]},"
+                          f"{GLOBAL_TABLES[kind]},connections",
+                          f"--private-key=db:{DB_NAMES[kind]},SSL,private_key",
+                          f"--certificate=db:{DB_NAMES[kind]},SSL,certificate",
+                          f"--ca-cert=db:{DB_NAMES[kind]},SSL,ca_cert"],
                          self.env, appctl)
             for kind in ("nb", "sb")}
         self.northd = Daemon("ovn-northd", self.dir,
@@ -314,6 +345,18 @@ class OvnCentral(Started):
         self.servers[kind].appctl("ovsdb-server/add-remote",
                                   f"ptcp:{port}:127.0.0.1")
         return f"tcp:127.0.0.1:{port}"
+
+    def add_ssl_remote(self, kind: str, pki: "Pki") -> str:
+        """Makes the "nb" or "sb" server listen on SSL too (127.0.0.1, a
+        free port), with a certificate of 'pki', the way an operator does
+        (ovn-nbctl/ovn-sbctl set-ssl and set-connection); returns the
+        remote, "ssl:127.0.0.1:<port>"."""
+        port = free_tcp_port()
+        key, cert = pki.sign(f"{kind}-server")
+        ctl = self.nbctl if kind == "nb" else self.sbctl
+        ctl("set-ssl", str(key), str(cert), str(pki.ca_cert))
+        ctl("set-connection", f"pssl:{port}:127.0.0.1")
+        return f"ssl:127.0.0.1:{port}"
 
     def stop_nb(self) -> None:
         """Stops the NB ovsdb-server (its database file stays)."""
@@ -615,19 +658,25 @@ class PacAgent(Started):
     """ovn-config/ovs-pac-agent on chassis 'chassis': its OVS database, the
     central's SB (through the chassis's ovn-remote, as in production, or
     --ovnsb-db='sb_remote') and, with 'nb', the NB for logical switch keys
-    (--ovnnb-db='nb_remote', by default the central's).
+    (--ovnnb-db='nb_remote', by default the central's); 'ssl' is (private
+    key, certificate, CA certificate) for ssl: remotes.
 
     Use as a context manager, or call start() and, always, close()."""
 
     def __init__(self, chassis: Chassis, nb: bool = True,
                  nb_remote: Optional[str] = None,
-                 sb_remote: Optional[str] = None):
+                 sb_remote: Optional[str] = None,
+                 ssl: Optional[tuple[Path, Path, Path]] = None):
         self.chassis = chassis
         args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}"]
         if nb:
             args.append(f"--ovnnb-db={nb_remote or chassis.central.nb_remote}")
         if sb_remote:
             args.append(f"--ovnsb-db={sb_remote}")
+        if ssl:
+            key, cert, ca_cert = ssl
+            args += [f"--private-key={key}", f"--certificate={cert}",
+                     f"--ca-cert={ca_cert}"]
         self.daemon = Daemon("ovs-pac-agent", chassis.dir, args,
                              dict(chassis.ovs.env), chassis.build.bin(
                                  "ovs-appctl"))
