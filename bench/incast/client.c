@@ -46,6 +46,7 @@ struct round_rec {
     uint64_t retrans;           /* Sender retransmitted segments. */
     int stalls;                 /* Answers that stalled (see 'stall_ns'). */
     double max_gap_ms;          /* Longest wait within an answer. */
+    uint64_t vm_timeouts;       /* The client's own RTOs (vm_timeouts()). */
 };
 
 static struct {
@@ -262,6 +263,16 @@ query_stats(struct incast_stats *st, uint64_t timeout_ns)
     return true;
 }
 
+/* The client's own retransmission timeouts so far: TcpExt TCPTimeouts of
+ * its network namespace, which holds only its sockets on the testbed (the
+ * receiving VM).  A held request, SYN or ACK that waits past the client's
+ * RTO shows here. */
+static uint64_t
+vm_timeouts(void)
+{
+    return proc_counter("/proc/net/netstat", "TcpExt:", "TCPTimeouts");
+}
+
 /* Sender-side RTOs and retransmissions between two stats snapshots. */
 static void
 stats_delta(const struct incast_stats *a, const struct incast_stats *b,
@@ -366,9 +377,10 @@ client_usage(void)
             "           (--bytes-per-sender B | --total-bytes T)\n"
             "           [--cc NAME] [--timeout-ms MS] [--stall-ms MS]\n"
             "           [--json FILE]\n"
-            "A round times out if a sender's RTO fired or an answer waited\n"
-            "--stall-ms (default 180: 0.9 x Linux's RTOmin; 0: RTOs only)\n"
-            "between two of its bytes.\n");
+            "A round times out if a sender's RTO fired, the client's own\n"
+            "RTO fired (vm_timeouts: TCPTimeouts of its namespace), or an\n"
+            "answer waited --stall-ms (default 180: 0.9 x Linux's RTOmin;\n"
+            "0: RTOs only) between two of its bytes.\n");
 }
 
 int
@@ -395,6 +407,7 @@ client_main(int argc, char *argv[])
     struct round_rec *recs;
     double *sorted, sum_s = 0;
     uint64_t total_bytes = 0, ok_bytes = 0, total_retrans = 0;
+    uint64_t vm_t0, vm_setup, vm_prev, vm_cur, total_vm = 0;
     int64_t total_rtos = 0;
     int timeout_rounds = 0, stall_rounds = 0, n_ok = 0, r_done = 0;
     bool rto_known = true;
@@ -461,6 +474,7 @@ client_main(int argc, char *argv[])
 
     /* Connections are persistent: set them all up before round 1, one at a
      * time so that handshakes do not themselves form an incast. */
+    vm_t0 = vm_timeouts();
     for (i = 0; i < cli.n_conns; i++) {
         struct cconn *c = &cli.conns[i];
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
@@ -479,6 +493,8 @@ client_main(int argc, char *argv[])
     if (!query_stats(st_prev, timeout_ms * 1000000ULL)) {
         return 1;
     }
+    vm_prev = vm_timeouts();
+    vm_setup = vm_prev - vm_t0;
 
     for (cli.round = 1; cli.round <= rounds; cli.round++) {
         struct round_rec *rec = &recs[cli.round - 1];
@@ -509,6 +525,10 @@ client_main(int argc, char *argv[])
         rec->bytes = bytes;
         rec->stalls = cli.stalls;
         rec->max_gap_ms = cli.max_gap_ns / 1e6;
+        vm_cur = vm_timeouts();
+        rec->vm_timeouts = vm_cur - vm_prev;
+        vm_prev = vm_cur;
+        total_vm += rec->vm_timeouts;
         total_bytes += bytes;
         r_done++;
 
@@ -521,13 +541,15 @@ client_main(int argc, char *argv[])
         } else {
             rto_known = false;
         }
-        timeout_rounds += rec->rtos > 0 || rec->stalls > 0;
+        timeout_rounds += rec->rtos > 0 || rec->stalls > 0
+                          || rec->vm_timeouts > 0;
         stall_rounds += rec->stalls > 0;
         fprintf(stderr, "round=%" PRIu32 " rct_ms=%.3f bytes=%" PRIu64
                 " ok=%d sender_rtos=%" PRId64 " sender_retrans=%" PRIu64
-                " stalls=%d max_gap_ms=%.1f\n", cli.round, rec->rct_ms,
-                rec->bytes, rec->ok, rec->rtos, rec->retrans, rec->stalls,
-                rec->max_gap_ms);
+                " stalls=%d max_gap_ms=%.1f vm_timeouts=%" PRIu64 "\n",
+                cli.round, rec->rct_ms, rec->bytes, rec->ok, rec->rtos,
+                rec->retrans, rec->stalls, rec->max_gap_ms,
+                rec->vm_timeouts);
         if (!rec->ok) {
             /* Connection state is unknown after a failure: stop here. */
             break;
@@ -562,11 +584,12 @@ client_main(int argc, char *argv[])
                         "\"bytes\": %" PRIu64 ", \"ok\": %s, "
                         "\"sender_rtos\": %" PRId64 ", "
                         "\"sender_retrans\": %" PRIu64 ", "
-                        "\"stalls\": %d, \"max_gap_ms\": %.3f}%s\n",
+                        "\"stalls\": %d, \"max_gap_ms\": %.3f, "
+                        "\"vm_timeouts\": %" PRIu64 "}%s\n",
                         i + 1, recs[i].rct_ms, recs[i].bytes,
                         recs[i].ok ? "true" : "false", recs[i].rtos,
                         recs[i].retrans, recs[i].stalls, recs[i].max_gap_ms,
-                        i + 1 < r_done ? "," : "");
+                        recs[i].vm_timeouts, i + 1 < r_done ? "," : "");
             }
             fprintf(f, "  ],\n  \"summary\": {\"rounds\": %d, "
                     "\"goodput_mbps\": %.1f, \"rct_p50_ms\": %.3f, "
@@ -574,9 +597,11 @@ client_main(int argc, char *argv[])
                     "\"errors\": %d, \"timeout_rounds\": %d, "
                     "\"stall_rounds\": %d, "
                     "\"sender_rtos\": %" PRId64 ", \"sender_retrans\": %"
-                    PRIu64 "}\n}\n", r_done, goodput, p50, p99, total_bytes,
-                    cli.errors, timeout_rounds, stall_rounds, total_rtos,
-                    total_retrans);
+                    PRIu64 ", \"vm_timeouts\": %" PRIu64 ", "
+                    "\"setup_vm_timeouts\": %" PRIu64 "}\n}\n", r_done,
+                    goodput, p50, p99, total_bytes, cli.errors,
+                    timeout_rounds, stall_rounds, total_rtos, total_retrans,
+                    total_vm, vm_setup);
             if (fclose(f)) {
                 fprintf(stderr, "incast: %s: %s\n", json, strerror(errno));
                 cli.errors++;
@@ -585,8 +610,10 @@ client_main(int argc, char *argv[])
     }
 
     printf("RTO timeout_rounds=%d stall_rounds=%d sender_rtos=%" PRId64
-           " sender_retrans=%" PRIu64 "%s\n", timeout_rounds, stall_rounds,
-           total_rtos, total_retrans, rto_known ? "" : " incomplete=1");
+           " sender_retrans=%" PRIu64 " vm_timeouts=%" PRIu64
+           " setup_vm_timeouts=%" PRIu64 "%s\n", timeout_rounds,
+           stall_rounds, total_rtos, total_retrans, total_vm, vm_setup,
+           rto_known ? "" : " incomplete=1");
     printf("RESULT senders=%d rounds=%d goodput_mbps=%.1f rct_p50_ms=%.3f "
            "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d\n", cli.n_conns,
            r_done, goodput, p50, p99, total_bytes, cli.errors);

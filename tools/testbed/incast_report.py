@@ -26,10 +26,11 @@ def workload_name(r: RunResult) -> str:
 def table(results: list[RunResult]) -> str:
     """One line per sender count: PAC off and on side by side."""
     head = (f"{'workload':<18} {'senders':>7} | {'goodput Mbit/s':>15} | "
-            f"{'timeout rounds':>14} | {'RCT p99 ms':>15} | "
+            f"{'timeout rounds':>14} | {'VM RTOs':>13} | {'RCT p99 ms':>15} | "
             f"{'drops':>13} | {'max held':>8}")
     sub = (f"{'':<18} {'':>7} | {'off':>7} {'pac':>7} | {'off':>6} "
-           f"{'pac':>7} | {'off':>7} {'pac':>7} | {'off':>6} {'pac':>6} |")
+           f"{'pac':>7} | {'off':>6} {'pac':>6} | {'off':>7} {'pac':>7} | "
+           f"{'off':>6} {'pac':>6} |")
     lines = [head, sub, "-" * len(head)]
     rows: dict[tuple[str, int], dict[str, RunResult]] = {}
     for r in results:
@@ -44,6 +45,8 @@ def table(results: list[RunResult]) -> str:
             f"{f('pac', '7.1f', lambda r: r.goodput_mbps):>7} | "
             f"{f('off', '', lambda r: f'{r.timeout_rounds}/{r.rounds}'):>6} "
             f"{f('pac', '', lambda r: f'{r.timeout_rounds}/{r.rounds}'):>7} | "
+            f"{f('off', 'd', lambda r: r.vm_timeouts):>6} "
+            f"{f('pac', 'd', lambda r: r.vm_timeouts):>6} | "
             f"{f('off', '7.1f', lambda r: r.rct_p99_ms):>7} "
             f"{f('pac', '7.1f', lambda r: r.rct_p99_ms):>7} | "
             f"{f('off', 'd', lambda r: r.bottleneck_drops):>6} "
@@ -72,8 +75,8 @@ def write_csv(results: Iterable[RunResult], path: Path,
 
 def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
          title: Optional[str] = None) -> Optional[Path]:
-    """Goodput, timeout ratio and RCT p99 vs. senders, PAC off and on; one
-    column per workload.  Returns None (and says why) without
+    """Goodput, timeout ratio, the VM's own RTOs and RCT p99 vs. senders,
+    PAC off and on; one column per workload.  Returns None (and says why) without
     matplotlib."""
     try:
         import matplotlib
@@ -84,8 +87,8 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
               "(tools/install-deps installs it)")
         return None
     workloads = list(dict.fromkeys(workload_name(r) for r in results))
-    fig, axes = plt.subplots(3, len(workloads), squeeze=False,
-                             figsize=(5.5 * len(workloads), 9),
+    fig, axes = plt.subplots(4, len(workloads), squeeze=False,
+                             figsize=(5.5 * len(workloads), 11.5),
                              sharex="col")
     # TCP payload share of what tbf counts (frames without preamble).
     ceiling = cfg.rate_mbit * 1448 / 1514
@@ -102,7 +105,9 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
                               label=name)
             axes[1][col].plot(n, [r.timeout_rounds / max(r.rounds, 1)
                                   for r in rs], style, label=name)
-            axes[2][col].plot(n, [r.rct_p99_ms for r in rs], style,
+            axes[2][col].plot(n, [r.vm_timeouts for r in rs], style,
+                              label=name)
+            axes[3][col].plot(n, [r.rct_p99_ms for r in rs], style,
                               label=name)
         axes[0][col].axhline(ceiling, color="grey", lw=0.8, ls=":",
                              label="TCP goodput of the link")
@@ -111,9 +116,11 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
         axes[0][col].set_ylim(bottom=0)
         axes[1][col].set_ylabel("rounds with a timeout")
         axes[1][col].set_ylim(-0.05, 1.05)
-        axes[2][col].set_ylabel("request completion p99 (ms)")
-        axes[2][col].set_yscale("log")
-        axes[2][col].set_xlabel("senders")
+        axes[2][col].set_ylabel("VM's own RTOs per run")
+        axes[2][col].set_ylim(bottom=0)
+        axes[3][col].set_ylabel("request completion p99 (ms)")
+        axes[3][col].set_yscale("log")
+        axes[3][col].set_xlabel("senders")
         for ax in axes[:, col]:
             ax.set_xscale("log", base=2)
             ax.grid(True, which="both", alpha=0.3)

@@ -185,12 +185,19 @@ class RunResult:
     # counter when it was a tail loss probe.
     round_stalls: list = field(default_factory=list)
     stall_rounds: int = 0
+    # The VM's own retransmission timeouts (TcpExt TCPTimeouts of its
+    # namespace): during the rounds, per round, and while the connections
+    # were set up.
+    vm_timeouts: int = 0
+    round_vm_timeouts: list = field(default_factory=list)
+    setup_vm_timeouts: int = 0
 
     def round_timed_out(self) -> list:
-        """Per round: whether a sender's RTO fired or an answer stalled
-        (what timeout_rounds counts)."""
-        return [r > 0 or s > 0
-                for r, s in zip(self.round_rtos, self.round_stalls)]
+        """Per round: whether a sender's RTO fired, an answer stalled or
+        the VM's own RTO fired (what timeout_rounds counts)."""
+        vm = self.round_vm_timeouts or [0] * len(self.round_rtos)
+        return [r > 0 or s > 0 or v > 0
+                for r, s, v in zip(self.round_rtos, self.round_stalls, vm)]
 
     def warm_timeout_rounds(self) -> int:
         """Timeout rounds after the first.  The first round after the
@@ -207,7 +214,8 @@ class RunResult:
         return (f"RESULT mode={self.mode} senders={self.senders} "
                 f"goodput_mbps={self.goodput_mbps:.1f} "
                 f"timeout_rounds={self.timeout_rounds} rounds={self.rounds} "
-                f"rct_p99_ms={self.rct_p99_ms:.1f}")
+                f"rct_p99_ms={self.rct_p99_ms:.1f} "
+                f"vm_timeouts={self.vm_timeouts}")
 
     def as_row(self) -> dict:
         row = asdict(self)
@@ -215,6 +223,7 @@ class RunResult:
         row.pop("round_rct_ms")
         row.pop("round_rtos")
         row.pop("round_stalls")
+        row.pop("round_vm_timeouts")
         for k in ("tx_held", "released_fit", "released_max_hold",
                   "stale_drops"):
             row[f"pac_{k}"] = self.pac.get(f"pac_{k}", "")
@@ -572,12 +581,13 @@ class Testbed:
         if "goodput_mbps" not in res:
             raise RuntimeError(f"incast client failed (exit {p.returncode})"
                                f": {p.stderr.strip()[-2000:]}")
-        rcts, rtos, stalls = [], [], []
+        rcts, rtos, stalls, vm = [], [], [], []
         try:
             rounds = json.loads(jfile.read_text())["rounds"]
             rcts = [r["rct_ms"] for r in rounds if r.get("ok")]
             rtos = [r.get("sender_rtos", -1) for r in rounds]
             stalls = [r.get("stalls", 0) for r in rounds]
+            vm = [r.get("vm_timeouts", 0) for r in rounds]
         except (OSError, ValueError, KeyError):
             pass
         return RunResult(
@@ -596,7 +606,10 @@ class Testbed:
             max_held=pac.get("pac_max_held_seen") if pac else None,
             pac=pac, bottleneck_drops=drops, client_exit=p.returncode,
             round_rct_ms=rcts, round_rtos=rtos, round_stalls=stalls,
-            stall_rounds=int(rto.get("stall_rounds", 0)))
+            stall_rounds=int(rto.get("stall_rounds", 0)),
+            vm_timeouts=int(rto.get("vm_timeouts", 0)),
+            round_vm_timeouts=vm,
+            setup_vm_timeouts=int(rto.get("setup_vm_timeouts", 0)))
 
     # -- tear-down -----------------------------------------------------------
 
