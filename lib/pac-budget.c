@@ -175,8 +175,12 @@ pac_dry_time(const struct pac *pac)
     uint64_t t = 4 * (uint64_t) pac->min_rtt_us;
 
     if (pac->bw_max > 0) {
-        t += MIN((uint64_t) (pac->threshold / pac->bw_max),
-                 PAC_MAX_INTERVAL_US);
+        /* Bounded before the conversion: a quotient beyond UINT64_MAX has
+         * no uint64_t value. */
+        double drain = pac->threshold / pac->bw_max;
+
+        t += (drain < PAC_MAX_INTERVAL_US ? (uint64_t) drain
+              : PAC_MAX_INTERVAL_US);
     } else {
         t += PAC_DRY_MIN_US;
     }

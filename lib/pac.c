@@ -60,6 +60,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
     pac->threshold = cfg->threshold;
     pac->loss_cap = cfg->threshold;
     pac->iv_start = now_us;
+    pac->rate_start = now_us;   /* The peak-rate filter's first window. */
     pac->out_head = pac->out_tail = PAC_NONE;
     pac->tx_held = PAC_NONE;
     pac->avg_base_rtt_us = cfg->base_rtt_us;
