@@ -349,6 +349,7 @@ struct pac {
     bool in_batch;              /* Between pac_batch_begin() and _end(): the
                                  * scheduler waits for the end. */
     uint64_t last_window_release;   /* Last window trigger sent. */
+    uint64_t last_reset;        /* Last silence reset (0: none). */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
     uint32_t out_tail;
     uint32_t n_outstanding;     /* Flows on it. */

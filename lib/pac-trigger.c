@@ -158,12 +158,18 @@ pac_is_dup_ack(const struct pac_flow *f, const struct pac_held *d)
 /* A window trigger whose window is already accounted: the flow's previous
  * window trigger has not produced any data yet (for example a request
  * right after the SYN-ACK of a connection the peer opened, or a pipelined
- * request). */
+ * request), and no silence reset has forgotten it since.  The flow's
+ * 8-bit copy of the reset epoch alone repeats after 256 resets, so the
+ * window must also have gone out after the last reset: while a window is
+ * pending, the flow's iv_start is when it went out (pac_account_send(); no
+ * data has come to move it). */
 bool
 pac_window_pending(const struct pac *pac, const struct pac_flow *f)
 {
     return ((f->flags & PAC_F_MEASURING) && !f->burst_bytes
-            && f->window_epoch == pac->epoch);
+            && f->window_epoch == pac->epoch
+            && (pac_elapsed32(pac->now, f->iv_start)
+                <= pac->now - pac->last_reset));
 }
 
 /* Whether ACK number 'ack' acknowledges nothing the peer sent since the

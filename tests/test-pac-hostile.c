@@ -59,10 +59,58 @@ test_first_rate_window(void)
     end_pac();
 }
 
+/* A silence reset forgets every window PAC counted, pending ones too.  A
+ * flow remembers the reset epoch in which it counted its window in 8 bits:
+ * 256 resets later, the SYN-ACK of a peer that never answered looked
+ * counted again, and the receiver's first data to that peer (a server that
+ * speaks first) counted no window.  A peer can make PAC reset as often as
+ * it likes by asking and not answering. */
+static void
+test_epoch_wrap(void)
+{
+    struct pac_config cfg;
+    uint64_t t = 0, before;
+    struct pac *pac;
+    int pkt = 0;
+
+    pac_config_init(&cfg);      /* Silence resets after 1 ms. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* The VM is the server of flow 0; its peer goes silent. */
+    peer_syn(pac, AT(t), 0, 1000, MSS);
+    CHECK_PASS(vm_synack(pac, AT(t), 0, 1000, MSS, pkt++));
+    PAC_CHECK(in_flight(pac) >= IW);
+
+    /* 256 flows that are asked and never answer: one reset each. */
+    for (int k = 0; k < 256; k++) {
+        uint64_t resets = get_stats(pac).silence_resets;
+
+        t += 10;
+        CHECK_PASS(request(pac, AT(t), 1 + k, 1, pkt++));
+        while (get_stats(pac).silence_resets == resets && t < 1000000) {
+            t += 200;
+            run(pac, AT(t));
+        }
+        PAC_CHECK_EQ(get_stats(pac).silence_resets, resets + 1);
+    }
+    PAC_CHECK_EQ(in_flight(pac), 0);
+
+    /* The VM speaks first on flow 0: its data is a request, and nothing
+     * counts the peer's answer but its window. */
+    before = get_stats(pac).request_triggers;
+    CHECK_PASS(tx(pac, AT(t + 1), 0, 1001, 100, ACK, pkt++));
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, before + 1);
+    PAC_CHECK(in_flight(pac) >= IW);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 int
 main(void)
 {
     PAC_RUN_TEST(test_first_rate_window);
+    PAC_RUN_TEST(test_epoch_wrap);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
