@@ -269,6 +269,23 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     pac->stats.stale_events++;
 }
 
+/* Whether RST 'seg' toward the receiver may end flow 'f': RFC 5961's
+ * check, as Linux makes it, that its sequence number is exactly the one
+ * the receiver expects next.  PAC cannot send the challenge ACK that
+ * RFC 5961 answers an RST elsewhere in the window with, so it also takes
+ * the receiver's last ACK number, where a peer answers the receiver's own
+ * challenge ACK (rcv_nxt, the highest byte seen, is beyond it after a
+ * hole).  Anything else is a guess by a host that does not know the
+ * connection's sequence numbers: the RST passes to the receiver, whose
+ * TCP decides, and PAC keeps the flow (rst_ignored).  A flow that has
+ * received nothing yet has no sequence number to check against. */
+static bool
+rst_acceptable(const struct pac_flow *f, const struct pac_segment *seg)
+{
+    return (!(f->flags & PAC_F_RCV_BASE) || seg->seq == f->rcv_nxt
+            || ((f->flags & PAC_F_ACK_BASE) && seg->seq == f->last_ack));
+}
+
 void
 pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
        pac_emit_cb *emit, void *aux)
@@ -302,6 +319,15 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         bool expecting = pac_flow_outstanding(f) > 0;
         uint32_t outstanding;
 
+        if (seg->tcp_flags & PAC_TCP_RST) {
+            if (rst_acceptable(f, seg)) {
+                remove_flow(pac, flow_idx, emit, aux);
+                pac->stats.flows_closed++;
+            } else {
+                pac->stats.rst_ignored++;
+            }
+            goto out;
+        }
         if (!syn) {
             pac_restore_reclaimed(pac, f, seg);
         }
@@ -309,11 +335,6 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
 
         pac_rr_mark(pac, flow_idx);
         f->last_seen = (uint32_t) now_us;
-        if (seg->tcp_flags & PAC_TCP_RST) {
-            remove_flow(pac, flow_idx, emit, aux);
-            pac->stats.flows_closed++;
-            goto out;
-        }
         if (syn) {
             uint32_t end = seg->seq + 1 + len;
 

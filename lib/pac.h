@@ -344,6 +344,9 @@ struct pac_stats {
     uint64_t flows_closed;          /* FIN/RST. */
     uint64_t evictions;             /* Table full: least recent evicted. */
     uint64_t untracked;             /* Table full, nothing evictable. */
+    uint64_t rst_ignored;           /* RSTs toward the receiver whose
+                                     * sequence number was not the one
+                                     * expected: no flow state removed. */
 };
 
 void pac_get_stats(const struct pac *pac, struct pac_stats *stats);

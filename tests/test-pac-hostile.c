@@ -106,11 +106,65 @@ test_epoch_wrap(void)
     end_pac();
 }
 
+/* A remote host that knows a connection's addresses and ports but not its
+ * sequence numbers sends RSTs.  Only an RST at the sequence number the
+ * receiver expects next removes the flow's state (RFC 5961, as Linux
+ * checks it): at rcv_nxt, or at the receiver's last ACK; a blind one is
+ * passed to the receiver (its TCP decides) and changes nothing. */
+static void
+test_blind_rst(void)
+{
+    struct pac_segment s;
+    struct pac *pac;
+    uint32_t seq;
+
+    pac = make_test_pac_threshold(10000);
+    PAC_CHECK(pac);
+
+    /* Flow 0 has data in flight and ACKs held. */
+    CHECK_PASS(request(pac, AT(0), 1, 1, 0));           /* Fills it. */
+    seq = ack_flow(pac, AT(1), 0, 5000, 1);
+    CHECK_HELD(tx(pac, AT(2), 0, seq, 0, ACK, 2));
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+
+    /* Blind RSTs: before, after, far from rcv_nxt. */
+    s = rx_seg(0, seq + 1, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(3), &s);
+    s = rx_seg(0, seq - 1, 0, PAC_TCP_RST | ACK, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(4), &s);
+    s = rx_seg(0, seq + 0x40000000, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(5), &s);
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+    PAC_CHECK_EQ(n_flows(pac), 2);
+    PAC_CHECK_EQ(get_stats(pac).rst_ignored, 3);
+    CHECK_N_EMITTED(0);
+
+    /* The peer's real RST, at rcv_nxt: the held ACK goes, then the flow. */
+    s = rx_seg(0, seq, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(6), &s);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK_EQ(n_flows(pac), 1);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 2);
+
+    /* An RST at the receiver's last ACK (its answer to a challenge ACK,
+     * when data past a hole moved rcv_nxt on) is accepted too. */
+    seq = ack_flow(pac, AT(10), 3, 5000, 3);
+    rx_data(pac, AT(11), 3, seq + MSS, MSS);            /* Past a hole. */
+    s = rx_seg(3, 5001, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(12), &s);
+    PAC_CHECK_EQ(n_flows(pac), 1);
+    PAC_CHECK_EQ(get_stats(pac).rst_ignored, 3);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 int
 main(void)
 {
     PAC_RUN_TEST(test_first_rate_window);
     PAC_RUN_TEST(test_epoch_wrap);
+    PAC_RUN_TEST(test_blind_rst);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
