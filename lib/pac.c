@@ -143,14 +143,48 @@ seg_flow_hash(const struct pac *pac, const struct pac_segment *seg,
                          key->peer_port);
 }
 
+/* Whether SYN 'seg' (toward the receiver if 'rx') opens a new connection
+ * on existing flow 'f', whose state then goes: the receiver's SYN, unless
+ * it repeats one on a flow that has exchanged nothing yet; the peer's SYN
+ * on a closed flow, or on a flow that has only seen a handshake with
+ * another ISN (a peer that gave up a handshake and opens again from the
+ * same port); the receiver's SYN-ACK if it acknowledges an ISN other than
+ * the flow's (its TCP took a SYN that PAC did not believe, see
+ * pac_rx()).  A peer's SYN with another ISN on a flow that has exchanged
+ * data changes nothing (RFC 5961: the receiver answers it with a challenge
+ * ACK), so that a host guessing at a connection cannot make PAC forget
+ * it. */
+static bool
+syn_reopens(const struct pac_flow *f, const struct pac_segment *seg,
+            bool rx)
+{
+    uint8_t tf = seg->tcp_flags;
+    bool closed = f->flags & (PAC_F_FIN_VM | PAC_F_FIN_PEER);
+    bool data = f->rx_bytes || (f->flags & PAC_F_IN_RESP);
+
+    if (!(tf & PAC_TCP_SYN) || (tf & PAC_TCP_RST)) {
+        return false;
+    } else if (rx) {
+        return (!(tf & PAC_TCP_ACK)
+                && (closed
+                    || ((f->flags & PAC_F_RCV_BASE) && !data
+                        && seg->seq + 1 != f->rcv_nxt)));
+    } else if (!(tf & PAC_TCP_ACK)) {
+        return closed || data || (f->flags & PAC_F_ACK_BASE);
+    } else {
+        return (f->flags & PAC_F_RCV_BASE) && seg->ack != f->rcv_nxt;
+    }
+}
+
 /* Finds or, if 'may_create', creates the flow of 'seg', a segment toward
  * the receiver if 'rx', from it otherwise; PAC_NONE if there is none and
- * none can be made (table full, nothing evictable).  'opening' (a SYN)
- * replaces a closed flow that reuses the same ports.  An RST for an unknown
- * flow creates nothing (it would only evict another). */
+ * none can be made (table full, nothing evictable).  A SYN that opens a
+ * new connection on the flow's ports (syn_reopens()) replaces the flow:
+ * what it holds goes first, in order, through 'emit'.  An RST for an
+ * unknown flow creates nothing (it would only evict another). */
 static uint32_t
 flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
-         bool opening, bool may_create)
+         bool may_create, pac_emit_cb *emit, void *aux)
 {
     struct seg_key key = seg_key(seg, rx);
     uint32_t hash = seg_flow_hash(pac, seg, &key);
@@ -159,12 +193,10 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
     struct pac_flow *f;
 
     if (idx != PAC_NONE) {
-        f = &pac->flows[idx];
-        if (!(opening && (f->flags & (PAC_F_FIN_VM | PAC_F_FIN_PEER))
-              && !f->n_held)) {
+        if (!syn_reopens(&pac->flows[idx], seg, rx)) {
             return idx;
         }
-        forget_flow(pac, idx);
+        remove_flow(pac, idx, emit, aux);
         pac->stats.flows_closed++;
     }
     if (!may_create) {
@@ -306,9 +338,8 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac->iv_ce++;
     }
 
-    flow_idx = flow_get(pac, seg, true,
-                        syn && !(seg->tcp_flags & PAC_TCP_ACK),
-                        !(seg->tcp_flags & PAC_TCP_RST));
+    flow_idx = flow_get(pac, seg, true, !(seg->tcp_flags & PAC_TCP_RST),
+                        emit, aux);
     if (flow_idx == PAC_NONE) {
         pac_credit_rx(pac, len, 0);
         if (len) {
@@ -335,7 +366,12 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
 
         pac_rr_mark(pac, flow_idx);
         f->last_seen = (uint32_t) now_us;
-        if (syn) {
+        if (syn && (f->flags & PAC_F_RCV_BASE)
+            && seg->seq + 1 != f->rcv_nxt) {
+            /* A SYN with another ISN that does not open a new connection
+             * (syn_reopens()): believed only if the receiver answers it
+             * with a SYN-ACK. */
+        } else if (syn) {
             uint32_t end = seg->seq + 1 + len;
 
             if (!(f->flags & PAC_F_RCV_BASE) || pac_seq_gt(end, f->rcv_nxt)) {
@@ -495,9 +531,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     pac_set_now(pac, now_us);
     pac->stats.tx_packets++;
 
-    flow_idx = flow_get(pac, seg, false,
-                        (tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK),
-                        !(tf & PAC_TCP_RST));
+    flow_idx = flow_get(pac, seg, false, !(tf & PAC_TCP_RST), emit, aux);
     if (flow_idx == PAC_NONE) {
         goto pass;
     }
@@ -526,6 +560,12 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     } else {
         if (tf & PAC_TCP_SYN) {
             pac_window_note_wscale(pac, flow_idx, seg, true);
+            if (!(f->flags & PAC_F_RCV_BASE)) {
+                /* A SYN-ACK to a SYN PAC has not taken: the peer's data
+                 * starts at its ACK number. */
+                f->rcv_nxt = seg->ack;
+                f->flags |= PAC_F_RCV_BASE;
+            }
         }
         classify_tx(pac, f, seg, &d);
         pac_window_clamp(pac, f, seg);

@@ -159,12 +159,131 @@ test_blind_rst(void)
     end_pac();
 }
 
+/* The peer's SYN on flow 'flow' at 'isn', with window scale 'ws' (-1:
+ * none). */
+static void
+peer_syn_ws(struct pac *pac, uint64_t now, int flow, uint32_t isn, int ws)
+{
+    struct pac_segment s = rx_seg(flow, isn, 0, PAC_TCP_SYN,
+                                  PAC_ECN_NOT_ECT);
+
+    s.mss = MSS;
+    s.has_wscale = ws >= 0;
+    s.wscale = ws >= 0 ? ws : 0;
+    rx_at(pac, now, &s);
+}
+
+/* The VM's SYN-ACK on 'flow' acknowledging 'isn', window scale 'ws'. */
+static enum pac_verdict
+vm_synack_ws(struct pac *pac, uint64_t now, int flow, uint32_t isn, int ws,
+             int pkt)
+{
+    struct pac_segment s = tx_seg(flow, isn + 1, 0, PAC_TCP_SYN | ACK);
+
+    s.mss = MSS;
+    s.has_wscale = ws >= 0;
+    s.wscale = ws >= 0 ? ws : 0;
+    return tx_at(pac, now, &s, pkt);
+}
+
+/* Attack 1 of the hardening issue: a peer abandons a handshake and opens
+ * again from the same port with its ISN 2^30 further on.  The receiver
+ * answers the new SYN; its SYN-ACK must count one window, not "its ACK
+ * number minus the old connection's", 2^30 bytes that would stop every
+ * other flow's ACKs until a silence reset. */
+static void
+test_syn_reuse_isn_jump(void)
+{
+    struct pac *pac;
+
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(1), 0, 1000, 7, 0));
+    PAC_CHECK(in_flight(pac) < 2 * IW);
+    peer_syn_ws(pac, AT(2), 0, 1000 + (1u << 30), 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(3), 0, 1000 + (1u << 30), 7, 1));
+    PAC_CHECK(in_flight(pac) < 2 * IW);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* The same with the window scale: the first connection's peer offered one,
+ * the second's does not, so the receiver's window is not scaled.  A window
+ * scale bit kept from the first handshake made PAC clamp the window field
+ * as if scaled: a window of a few hundred bytes. */
+static void
+test_syn_reuse_wscale(void)
+{
+    struct pac_segment s;
+    struct pac *pac;
+    uint32_t isn2 = 1000 + (1u << 30);
+
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(1), 0, 1000, 7, 0));
+    peer_syn_ws(pac, AT(2), 0, isn2, -1);
+    CHECK_PASS(vm_synack_ws(pac, AT(3), 0, isn2, 7, 1));
+    s = tx_seg(0, isn2 + 1, 100, ACK);
+    (void) pac_tx(pac, &s, P(2), AT(4), rec_emit, NULL);
+    PAC_CHECK(s.window >= 2 * MSS);
+    end_pac();
+}
+
+/* A SYN with another ISN on a connection that has exchanged data is not
+ * believed (RFC 5961: the receiver answers it with a challenge ACK): PAC
+ * keeps the flow as it was.  If the receiver accepts it (its SYN-ACK
+ * acknowledges the new ISN: its own connection was gone), the flow starts
+ * afresh from that SYN-ACK. */
+static void
+test_syn_on_established(void)
+{
+    uint32_t isn2 = 1000 + (1u << 30);
+    struct pac_flow_info info;
+    uint32_t seq, rcv_nxt;
+    struct pac *pac;
+    uint32_t idx;
+
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(1), 0, 1000, 7, 0));
+    rx_data(pac, AT(2), 0, 1001, 100);
+    CHECK_PASS(tx(pac, AT(3), 0, 1101, 0, ACK, 1));
+    seq = 1101;
+    rx_data(pac, AT(4), 0, seq, MSS);
+    seq += MSS;
+
+    /* A blind SYN: nothing changes. */
+    for (idx = 0; !(pac->flows[idx].flags & PAC_F_IN_USE); idx++) {
+        continue;
+    }
+    rcv_nxt = pac->flows[idx].rcv_nxt;
+    PAC_CHECK_EQ(rcv_nxt, seq);
+    peer_syn_ws(pac, AT(5), 0, isn2, -1);
+    PAC_CHECK_EQ(pac->flows[idx].rcv_nxt, rcv_nxt);
+    PAC_CHECK(pac->flow_wnd[idx].bits & PAC_W_PEER_WS);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* The receiver takes it as a new connection. */
+    CHECK_PASS(vm_synack_ws(pac, AT(6), 0, isn2, -1, 2));
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.last_ack, isn2 + 1);
+    PAC_CHECK(in_flight(pac) < 2 * IW);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 int
 main(void)
 {
     PAC_RUN_TEST(test_first_rate_window);
     PAC_RUN_TEST(test_epoch_wrap);
     PAC_RUN_TEST(test_blind_rst);
+    PAC_RUN_TEST(test_syn_reuse_isn_jump);
+    PAC_RUN_TEST(test_syn_reuse_wscale);
+    PAC_RUN_TEST(test_syn_on_established);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
