@@ -49,6 +49,13 @@
  * bytes) next to full segments. */
 #define PAC_ACK_FRAME 63
 
+/* TCP's largest window (65535 << 14, rounded up): no peer may send further
+ * beyond what the receiver acknowledged.  One trigger, and one flow's
+ * outstanding bytes, are bounded by it, so that budget_end stays within
+ * 2^31 of rcv_nxt (sequence arithmetic) and one flow cannot pin more of
+ * in_flight than its peer could ever send. */
+#define PAC_MAX_WINDOW (1u << 30)
+
 /* Bounds of the control interval (pac-control.c); the longest also bounds
  * the drain time of dry flows (pac-budget.c). */
 #define PAC_MIN_INTERVAL_US 10

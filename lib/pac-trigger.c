@@ -256,26 +256,30 @@ tail_frame_bytes(const struct pac *pac, uint32_t bytes)
             : 0);
 }
 
-/* Eq. (3) and the window triggers, without the answer-size cap. */
+/* Eq. (3) and the window triggers, without the answer-size cap, at most
+ * PAC_MAX_WINDOW. */
 static uint32_t
 tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
                   const struct pac_held *d)
 {
     uint32_t delta = pac_ack_delta(f, d->ack);
+    uint64_t trigger;
 
     if (d->kind != PAC_K_ACK) {
         uint32_t window = (pac_window_pending(pac, f)
                            || pac_repeated_request(f, d)
                            ? 0 : window_estimate(pac, f, d));
 
-        return delta + window + tail_frame_bytes(pac, window);
+        trigger = ((uint64_t) delta + window
+                   + tail_frame_bytes(pac, window));
     } else if (f->flags & PAC_F_DRY) {
-        return 0;
+        trigger = 0;
     } else if (!delta) {
-        return d->flags & PAC_H_PURE ? f->mss : 0;
+        trigger = d->flags & PAC_H_PURE ? f->mss : 0;
     } else {
-        return delta + cwnd_increment(pac, f, d, delta);
+        trigger = (uint64_t) delta + cwnd_increment(pac, f, d, delta);
     }
+    return MIN(trigger, PAC_MAX_WINDOW);
 }
 
 /* Returns the trigger of segment 'd' of flow 'f' if it were sent now: what

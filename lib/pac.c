@@ -301,6 +301,21 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     pac->stats.stale_events++;
 }
 
+/* The end of the window the receiver offers on flow 'f', which has a
+ * rcv_nxt: the right edge of the newest segment PAC let out, if it notes
+ * them (pac-window.c), or PAC_MAX_WINDOW beyond rcv_nxt.  A segment that
+ * starts beyond it is outside every window the receiver offered (its TCP
+ * drops it): a peer guessing at the connection, whose data must not move
+ * rcv_nxt. */
+static uint32_t
+window_end(const struct pac *pac, const struct pac_flow *f)
+{
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    return ((w->bits & PAC_W_EDGE) && pac_seq_gt(w->right_edge, f->rcv_nxt)
+            ? w->right_edge : f->rcv_nxt + PAC_MAX_WINDOW);
+}
+
 /* Whether RST 'seg' toward the receiver may end flow 'f': RFC 5961's
  * check, as Linux makes it, that its sequence number is exactly the one
  * the receiver expects next.  PAC cannot send the challenge ACK that
@@ -400,7 +415,8 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 pac->stats.rx_holes++;
             }
             if (!(f->flags & PAC_F_RCV_BASE)
-                || pac_seq_gt(end, f->rcv_nxt)) {
+                || (pac_seq_gt(end, f->rcv_nxt)
+                    && !pac_seq_gt(seg->seq, window_end(pac, f)))) {
                 f->rcv_nxt = end;
                 f->flags |= PAC_F_RCV_BASE;
                 newest = true;

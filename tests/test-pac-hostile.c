@@ -275,6 +275,59 @@ test_syn_on_established(void)
     end_pac();
 }
 
+/* What one flow may add to in_flight is bounded by what its peer can send
+ * unacknowledged, PAC_MAX_WINDOW, and stays the flow's to pay back: a
+ * trigger of 2^31 bytes or more (the receiver's ACK far beyond what it
+ * received, or of a peer's data far apart) wrapped budget_end, so that the
+ * flow owed nothing while in_flight kept the bytes until a silence reset;
+ * and a segment far beyond the receiver's window (a blind peer's) moved
+ * rcv_nxt, and with it the ACKs' deltas. */
+static void
+test_trigger_arithmetic(void)
+{
+    uint32_t seq;
+    struct pac *pac;
+
+    /* Flow 0: an ACK 2^30 beyond the data received. */
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    rx_data(pac, AT(0), 0, 1, 1000);
+    CHECK_PASS(tx(pac, AT(1), 0, 1001, 0, ACK, 0));
+    tx(pac, AT(2), 0, 1001 + (1u << 30), 0, ACK, 1);
+    run(pac, AT(30000));
+    PAC_CHECK(in_flight(pac) <= PAC_MAX_WINDOW + 4 * IW);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* Flow 1: a segment 2^31 - 2^16 beyond rcv_nxt is outside any window
+     * and leaves rcv_nxt alone. */
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    rx_data(pac, AT(0), 1, 1, 1000);
+    CHECK_PASS(tx(pac, AT(1), 1, 1001, 0, ACK, 2));
+    rx_data(pac, AT(2), 1, 1001 + 0x7fff0000u, 1000);
+    PAC_CHECK_EQ(pac->flows[0].rcv_nxt, 1001);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* Flow 2: two segments each within 2^30 of rcv_nxt (PAC knows no
+     * window of this flow), then an ACK of both: 2^31 - 2000 bytes newly
+     * acknowledged, which slow start doubles. */
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    rx_data(pac, AT(0), 2, 1, 1000);
+    CHECK_PASS(tx(pac, AT(1), 2, 1001, 0, ACK, 4));
+    seq = 1001 + (1u << 30) - 2000;
+    rx_data(pac, AT(2), 2, seq, 1000);
+    seq += 1000;
+    rx_data(pac, AT(3), 2, seq + (1u << 30) - 2000, 1000);
+    seq += (1u << 30) - 2000 + 1000;
+    PAC_CHECK_EQ(pac->flows[0].rcv_nxt, seq);
+    tx(pac, AT(4), 2, seq, 0, ACK, 5);
+    run(pac, AT(30000));
+    PAC_CHECK(in_flight_consistent(pac));
+    PAC_CHECK(in_flight(pac) <= PAC_MAX_WINDOW + 4 * IW);
+    end_pac();
+}
+
 int
 main(void)
 {
@@ -284,6 +337,7 @@ main(void)
     PAC_RUN_TEST(test_syn_reuse_isn_jump);
     PAC_RUN_TEST(test_syn_reuse_wscale);
     PAC_RUN_TEST(test_syn_on_established);
+    PAC_RUN_TEST(test_trigger_arithmetic);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
