@@ -84,6 +84,12 @@ pac_zalloc_lines(size_t n, size_t size)
 /* Keys of the flow hash (pac-flow.c), one per product input. */
 #define PAC_N_HASH_KEYS 6
 
+/* Most flows in one bucket's chain (pac-flow.c).  With random keys and at
+ * least as many buckets as flows, a chain of 16 is far beyond what chance
+ * makes (the longest of 16 384 is about 7); only keys aimed at one bucket
+ * reach it. */
+#define PAC_MAX_CHAIN 16
+
 /* Flow flags. */
 #define PAC_F_IN_USE        0x01
 #define PAC_F_SLOW_START    0x02    /* Inferred TCP phase of the peer. */
@@ -499,6 +505,7 @@ uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
                          uint16_t vm_port, const uint8_t peer_addr[16],
                          uint16_t peer_port, uint32_t hash);
 void pac_flow_remove(struct pac *, uint32_t idx);
+bool pac_flow_chain_full(const struct pac *, uint32_t hash);
 uint32_t pac_flow_pick_victim(struct pac *);
 
 /* pac-queue.c.  Pushing and unlinking may change whether a flow is busy:

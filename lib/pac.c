@@ -181,7 +181,9 @@ syn_reopens(const struct pac_flow *f, const struct pac_segment *seg,
  * none can be made (table full, nothing evictable).  A SYN that opens a
  * new connection on the flow's ports (syn_reopens()) replaces the flow:
  * what it holds goes first, in order, through 'emit'.  An RST for an
- * unknown flow creates nothing (it would only evict another). */
+ * unknown flow creates nothing (it would only evict another), nor does a
+ * segment whose hash chain is full (pac_flow_chain_full()): its flow's
+ * segments then pass as those of an untracked flow do. */
 static uint32_t
 flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
          bool may_create, pac_emit_cb *emit, void *aux)
@@ -200,6 +202,10 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
         pac->stats.flows_closed++;
     }
     if (!may_create) {
+        return PAC_NONE;
+    }
+    if (pac_flow_chain_full(pac, hash)) {
+        pac->stats.chain_full++;
         return PAC_NONE;
     }
 

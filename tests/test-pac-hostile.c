@@ -14,6 +14,7 @@
 #include "pac.h"
 
 #include "pac-private.h"
+#include "pac-flow.h"
 #include "pac-test-fixture.h"
 
 /* Whether in_flight is the sum of the flows' outstanding bytes and the
@@ -328,6 +329,62 @@ test_trigger_arithmetic(void)
     end_pac();
 }
 
+/* Hash flooding: a peer that knew the flow hash's keys could send SYNs
+ * whose keys all land in one bucket and make every lookup walk them.  With
+ * hash_seed 0, each instance draws its keys from a random source, so two
+ * instances (two ports, two hosts) hash the same key differently; and a
+ * bucket's chain never grows beyond PAC_MAX_CHAIN: a new flow whose chain
+ * is full is not tracked (its segments pass unheld, chain_full). */
+static void
+test_hash_flooding(void)
+{
+    struct pac_config cfg;
+    uint64_t keys[PAC_N_HASH_KEYS];
+    uint32_t target = 0, n = 0, chain = 0;
+    struct pac *pac;
+
+    pac_config_init(&cfg);
+    cfg.hash_seed = 0;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    memcpy(keys, pac->hash_keys, sizeof keys);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    PAC_CHECK(memcmp(keys, pac->hash_keys, sizeof keys));
+
+    /* A known seed (an attacker's guess, or a test's): 64 SYNs that share
+     * a bucket of a 64-bucket table. */
+    cfg.hash_seed = 12345;
+    cfg.max_flows = 64;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    for (uint32_t port = 1; port <= 65535 && n < 64; port++) {
+        struct pac_segment s = rx_seg(0, 1000, 0, PAC_TCP_SYN,
+                                      PAC_ECN_NOT_ECT);
+        uint32_t hash;
+
+        s.sport = port;
+        hash = pac_flow_hash(pac, s.dst, s.dport, s.src, s.sport);
+        if (!n) {
+            target = hash & pac->bucket_mask;
+        } else if ((hash & pac->bucket_mask) != target) {
+            continue;
+        }
+        rx_at(pac, AT(n), &s);
+        n++;
+    }
+    PAC_CHECK_EQ(n, 64);
+    for (uint32_t i = pac->buckets[target]; i != PAC_NONE;
+         i = pac->flows[i].hash_next) {
+        chain++;
+    }
+    PAC_CHECK_EQ(chain, PAC_MAX_CHAIN);
+    PAC_CHECK_EQ(get_stats(pac).chain_full, 64 - PAC_MAX_CHAIN);
+    PAC_CHECK_EQ(n_flows(pac), PAC_MAX_CHAIN);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 int
 main(void)
 {
@@ -338,6 +395,7 @@ main(void)
     PAC_RUN_TEST(test_syn_reuse_wscale);
     PAC_RUN_TEST(test_syn_on_established);
     PAC_RUN_TEST(test_trigger_arithmetic);
+    PAC_RUN_TEST(test_hash_flooding);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
