@@ -175,8 +175,12 @@ pac_dry_time(const struct pac *pac)
     uint64_t t = 4 * (uint64_t) pac->min_rtt_us;
 
     if (pac->bw_max > 0) {
-        t += MIN((uint64_t) (pac->threshold / pac->bw_max),
-                 PAC_MAX_INTERVAL_US);
+        /* Bounded before the conversion: a quotient beyond UINT64_MAX has
+         * no uint64_t value. */
+        double drain = pac->threshold / pac->bw_max;
+
+        t += (drain < PAC_MAX_INTERVAL_US ? (uint64_t) drain
+              : PAC_MAX_INTERVAL_US);
     } else {
         t += PAC_DRY_MIN_US;
     }
@@ -337,9 +341,17 @@ pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
          * will not come. */
         pac_reclaim_outstanding(pac, f - pac->flows);
     }
-    pac->in_flight += trigger;
+    pac->in_flight += frame;
     pac->unattributed += frame;
     trigger -= frame;
+    if (trigger && (f->flags & PAC_F_RCV_BASE)) {
+        /* A flow owes at most what its peer can send unacknowledged
+         * (PAC_MAX_WINDOW): budget_end stays within 2^31 of rcv_nxt. */
+        uint32_t out = MIN(pac_flow_outstanding(f), PAC_MAX_WINDOW);
+
+        trigger = MIN(trigger, PAC_MAX_WINDOW - out);
+    }
+    pac->in_flight += trigger;
     if (delta) {
         /* The window model feeds the triggers of requests, where too small
          * a guess overflows the buffer: it grows as in slow start whatever

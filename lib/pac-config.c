@@ -25,7 +25,7 @@ pac_config_init(struct pac_config *cfg)
             pac_knob_set(cfg, knob, knob->def);
         }
     }
-    cfg->hash_seed = 0x5ac0ffee;
+    cfg->hash_seed = 0;         /* Random, per instance. */
 }
 
 static bool

@@ -260,6 +260,7 @@ end_interval(struct pac *pac)
             pac->in_flight = 0;
             pac->unattributed = 0;
             pac->epoch++;
+            pac->last_reset = now;
             pac_rr_mark_all(pac);
             pac->silent_since = now;
             pac->stats.silence_resets++;

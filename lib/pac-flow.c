@@ -5,18 +5,55 @@
  *
  * The key is (VM address, VM port, peer address, peer port), so both
  * directions of a connection find the same entry without canonicalising.
- * The hash is seeded per instance (cfg.hash_seed) so that peers cannot aim
- * at one chain.  When the table is full, pac_flow_pick_victim() samples a
- * few entries from a clock hand and returns the least recently seen one that
- * holds no packets: eviction never touches a held packet. */
+ * The hash's keys come from cfg.hash_seed, or, if it is 0 (the default),
+ * from getrandom() once per instance, so that peers cannot aim at one
+ * chain; and no chain grows beyond PAC_MAX_CHAIN entries, so that a
+ * lookup's walk is bounded even if they could (pac_flow_chain_full(): the
+ * new flow is then not tracked).  When the table is full,
+ * pac_flow_pick_victim() samples a few entries from a clock hand and
+ * returns the least recently seen one that holds no packets: eviction
+ * never touches a held packet. */
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include "pac-private.h"
 #include "pac-flow.h"
 
 /* Entries sampled when looking for an eviction victim. */
 #define PAC_EVICT_SAMPLE 32
+
+/* The seed of the flow hash's keys: cfg.hash_seed, or if that is 0 a
+ * random one.  Should getrandom() fail (no entropy yet, an old kernel),
+ * the instance's address and a counter make the seed at least differ
+ * between instances. */
+static uint64_t
+random_seed(const struct pac *pac)
+{
+    static uint64_t fallback;
+    uint64_t seed = pac->cfg.hash_seed;
+
+    if (!seed && getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed) {
+        seed = pac_mix64((uintptr_t) pac ^ ++fallback);
+    }
+    return seed;
+}
+
+/* Whether the chain of the bucket of 'hash' holds PAC_MAX_CHAIN flows: a
+ * walk of at most that many entries. */
+bool
+pac_flow_chain_full(const struct pac *pac, uint32_t hash)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = pac->buckets[hash & pac->bucket_mask]; i != PAC_NONE;
+         i = pac->flows[i].hash_next) {
+        if (++n >= PAC_MAX_CHAIN) {
+            return true;
+        }
+    }
+    return false;
+}
 
 bool
 pac_flow_table_init(struct pac *pac)
@@ -41,7 +78,7 @@ pac_flow_table_init(struct pac *pac)
     for (int i = 0; i < PAC_N_HASH_KEYS; i++) {
         uint64_t step = (i + 1) * UINT64_C(0x9e3779b97f4a7c15);
 
-        pac->hash_keys[i] = pac_mix64(pac->cfg.hash_seed + step);
+        pac->hash_keys[i] = pac_mix64(random_seed(pac) + step);
     }
     for (uint32_t i = 0; i < n; i++) {
         pac->flows[i].hash_next = i + 1 < n ? i + 1 : PAC_NONE;

@@ -49,6 +49,13 @@
  * bytes) next to full segments. */
 #define PAC_ACK_FRAME 63
 
+/* TCP's largest window (65535 << 14, rounded up): no peer may send further
+ * beyond what the receiver acknowledged.  One trigger, and one flow's
+ * outstanding bytes, are bounded by it, so that budget_end stays within
+ * 2^31 of rcv_nxt (sequence arithmetic) and one flow cannot pin more of
+ * in_flight than its peer could ever send. */
+#define PAC_MAX_WINDOW (1u << 30)
+
 /* Bounds of the control interval (pac-control.c); the longest also bounds
  * the drain time of dry flows (pac-budget.c). */
 #define PAC_MIN_INTERVAL_US 10
@@ -76,6 +83,12 @@ pac_zalloc_lines(size_t n, size_t size)
 
 /* Keys of the flow hash (pac-flow.c), one per product input. */
 #define PAC_N_HASH_KEYS 6
+
+/* Most flows in one bucket's chain (pac-flow.c).  With random keys and at
+ * least as many buckets as flows, a chain of 16 is far beyond what chance
+ * makes (the longest of 16 384 is about 7); only keys aimed at one bucket
+ * reach it. */
+#define PAC_MAX_CHAIN 16
 
 /* Flow flags. */
 #define PAC_F_IN_USE        0x01
@@ -349,6 +362,7 @@ struct pac {
     bool in_batch;              /* Between pac_batch_begin() and _end(): the
                                  * scheduler waits for the end. */
     uint64_t last_window_release;   /* Last window trigger sent. */
+    uint64_t last_reset;        /* Last silence reset (0: none). */
     uint32_t out_head;          /* Outstanding list (see pac_flow). */
     uint32_t out_tail;
     uint32_t n_outstanding;     /* Flows on it. */
@@ -491,6 +505,7 @@ uint32_t pac_flow_insert(struct pac *, const uint8_t vm_addr[16],
                          uint16_t vm_port, const uint8_t peer_addr[16],
                          uint16_t peer_port, uint32_t hash);
 void pac_flow_remove(struct pac *, uint32_t idx);
+bool pac_flow_chain_full(const struct pac *, uint32_t hash);
 uint32_t pac_flow_pick_victim(struct pac *);
 
 /* pac-queue.c.  Pushing and unlinking may change whether a flow is busy:

@@ -158,12 +158,18 @@ pac_is_dup_ack(const struct pac_flow *f, const struct pac_held *d)
 /* A window trigger whose window is already accounted: the flow's previous
  * window trigger has not produced any data yet (for example a request
  * right after the SYN-ACK of a connection the peer opened, or a pipelined
- * request). */
+ * request), and no silence reset has forgotten it since.  The flow's
+ * 8-bit copy of the reset epoch alone repeats after 256 resets, so the
+ * window must also have gone out after the last reset: while a window is
+ * pending, the flow's iv_start is when it went out (pac_account_send(); no
+ * data has come to move it). */
 bool
 pac_window_pending(const struct pac *pac, const struct pac_flow *f)
 {
     return ((f->flags & PAC_F_MEASURING) && !f->burst_bytes
-            && f->window_epoch == pac->epoch);
+            && f->window_epoch == pac->epoch
+            && (pac_elapsed32(pac->now, f->iv_start)
+                <= pac->now - pac->last_reset));
 }
 
 /* Whether ACK number 'ack' acknowledges nothing the peer sent since the
@@ -250,26 +256,30 @@ tail_frame_bytes(const struct pac *pac, uint32_t bytes)
             : 0);
 }
 
-/* Eq. (3) and the window triggers, without the answer-size cap. */
+/* Eq. (3) and the window triggers, without the answer-size cap, at most
+ * PAC_MAX_WINDOW. */
 static uint32_t
 tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
                   const struct pac_held *d)
 {
     uint32_t delta = pac_ack_delta(f, d->ack);
+    uint64_t trigger;
 
     if (d->kind != PAC_K_ACK) {
         uint32_t window = (pac_window_pending(pac, f)
                            || pac_repeated_request(f, d)
                            ? 0 : window_estimate(pac, f, d));
 
-        return delta + window + tail_frame_bytes(pac, window);
+        trigger = ((uint64_t) delta + window
+                   + tail_frame_bytes(pac, window));
     } else if (f->flags & PAC_F_DRY) {
-        return 0;
+        trigger = 0;
     } else if (!delta) {
-        return d->flags & PAC_H_PURE ? f->mss : 0;
+        trigger = d->flags & PAC_H_PURE ? f->mss : 0;
     } else {
-        return delta + cwnd_increment(pac, f, d, delta);
+        trigger = (uint64_t) delta + cwnd_increment(pac, f, d, delta);
     }
+    return MIN(trigger, PAC_MAX_WINDOW);
 }
 
 /* Returns the trigger of segment 'd' of flow 'f' if it were sent now: what

@@ -60,6 +60,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
     pac->threshold = cfg->threshold;
     pac->loss_cap = cfg->threshold;
     pac->iv_start = now_us;
+    pac->rate_start = now_us;   /* The peak-rate filter's first window. */
     pac->out_head = pac->out_tail = PAC_NONE;
     pac->tx_held = PAC_NONE;
     pac->avg_base_rtt_us = cfg->base_rtt_us;
@@ -142,14 +143,50 @@ seg_flow_hash(const struct pac *pac, const struct pac_segment *seg,
                          key->peer_port);
 }
 
+/* Whether SYN 'seg' (toward the receiver if 'rx') opens a new connection
+ * on existing flow 'f', whose state then goes: the receiver's SYN, unless
+ * it repeats one on a flow that has exchanged nothing yet; the peer's SYN
+ * on a closed flow, or on a flow that has only seen a handshake with
+ * another ISN (a peer that gave up a handshake and opens again from the
+ * same port); the receiver's SYN-ACK if it acknowledges an ISN other than
+ * the flow's (its TCP took a SYN that PAC did not believe, see
+ * pac_rx()).  A peer's SYN with another ISN on a flow that has exchanged
+ * data changes nothing (RFC 5961: the receiver answers it with a challenge
+ * ACK), so that a host guessing at a connection cannot make PAC forget
+ * it. */
+static bool
+syn_reopens(const struct pac_flow *f, const struct pac_segment *seg,
+            bool rx)
+{
+    uint8_t tf = seg->tcp_flags;
+    bool closed = f->flags & (PAC_F_FIN_VM | PAC_F_FIN_PEER);
+    bool data = f->rx_bytes || (f->flags & PAC_F_IN_RESP);
+
+    if (!(tf & PAC_TCP_SYN) || (tf & PAC_TCP_RST)) {
+        return false;
+    } else if (rx) {
+        return (!(tf & PAC_TCP_ACK)
+                && (closed
+                    || ((f->flags & PAC_F_RCV_BASE) && !data
+                        && seg->seq + 1 != f->rcv_nxt)));
+    } else if (!(tf & PAC_TCP_ACK)) {
+        return closed || data || (f->flags & PAC_F_ACK_BASE);
+    } else {
+        return (f->flags & PAC_F_RCV_BASE) && seg->ack != f->rcv_nxt;
+    }
+}
+
 /* Finds or, if 'may_create', creates the flow of 'seg', a segment toward
  * the receiver if 'rx', from it otherwise; PAC_NONE if there is none and
- * none can be made (table full, nothing evictable).  'opening' (a SYN)
- * replaces a closed flow that reuses the same ports.  An RST for an unknown
- * flow creates nothing (it would only evict another). */
+ * none can be made (table full, nothing evictable).  A SYN that opens a
+ * new connection on the flow's ports (syn_reopens()) replaces the flow:
+ * what it holds goes first, in order, through 'emit'.  An RST for an
+ * unknown flow creates nothing (it would only evict another), nor does a
+ * segment whose hash chain is full (pac_flow_chain_full()): its flow's
+ * segments then pass as those of an untracked flow do. */
 static uint32_t
 flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
-         bool opening, bool may_create)
+         bool may_create, pac_emit_cb *emit, void *aux)
 {
     struct seg_key key = seg_key(seg, rx);
     uint32_t hash = seg_flow_hash(pac, seg, &key);
@@ -158,15 +195,17 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
     struct pac_flow *f;
 
     if (idx != PAC_NONE) {
-        f = &pac->flows[idx];
-        if (!(opening && (f->flags & (PAC_F_FIN_VM | PAC_F_FIN_PEER))
-              && !f->n_held)) {
+        if (!syn_reopens(&pac->flows[idx], seg, rx)) {
             return idx;
         }
-        forget_flow(pac, idx);
+        remove_flow(pac, idx, emit, aux);
         pac->stats.flows_closed++;
     }
     if (!may_create) {
+        return PAC_NONE;
+    }
+    if (pac_flow_chain_full(pac, hash)) {
+        pac->stats.chain_full++;
         return PAC_NONE;
     }
 
@@ -268,6 +307,38 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     pac->stats.stale_events++;
 }
 
+/* The end of the window the receiver offers on flow 'f', which has a
+ * rcv_nxt: the right edge of the newest segment PAC let out, if it notes
+ * them (pac-window.c), or PAC_MAX_WINDOW beyond rcv_nxt.  A segment that
+ * starts beyond it is outside every window the receiver offered (its TCP
+ * drops it): a peer guessing at the connection, whose data must not move
+ * rcv_nxt. */
+static uint32_t
+window_end(const struct pac *pac, const struct pac_flow *f)
+{
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    return ((w->bits & PAC_W_EDGE) && pac_seq_gt(w->right_edge, f->rcv_nxt)
+            ? w->right_edge : f->rcv_nxt + PAC_MAX_WINDOW);
+}
+
+/* Whether RST 'seg' toward the receiver may end flow 'f': RFC 5961's
+ * check, as Linux makes it, that its sequence number is exactly the one
+ * the receiver expects next.  PAC cannot send the challenge ACK that
+ * RFC 5961 answers an RST elsewhere in the window with, so it also takes
+ * the receiver's last ACK number, where a peer answers the receiver's own
+ * challenge ACK (rcv_nxt, the highest byte seen, is beyond it after a
+ * hole).  Anything else is a guess by a host that does not know the
+ * connection's sequence numbers: the RST passes to the receiver, whose
+ * TCP decides, and PAC keeps the flow (rst_ignored).  A flow that has
+ * received nothing yet has no sequence number to check against. */
+static bool
+rst_acceptable(const struct pac_flow *f, const struct pac_segment *seg)
+{
+    return (!(f->flags & PAC_F_RCV_BASE) || seg->seq == f->rcv_nxt
+            || ((f->flags & PAC_F_ACK_BASE) && seg->seq == f->last_ack));
+}
+
 void
 pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
        pac_emit_cb *emit, void *aux)
@@ -288,9 +359,8 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac->iv_ce++;
     }
 
-    flow_idx = flow_get(pac, seg, true,
-                        syn && !(seg->tcp_flags & PAC_TCP_ACK),
-                        !(seg->tcp_flags & PAC_TCP_RST));
+    flow_idx = flow_get(pac, seg, true, !(seg->tcp_flags & PAC_TCP_RST),
+                        emit, aux);
     if (flow_idx == PAC_NONE) {
         pac_credit_rx(pac, len, 0);
         if (len) {
@@ -301,6 +371,15 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         bool expecting = pac_flow_outstanding(f) > 0;
         uint32_t outstanding;
 
+        if (seg->tcp_flags & PAC_TCP_RST) {
+            if (rst_acceptable(f, seg)) {
+                remove_flow(pac, flow_idx, emit, aux);
+                pac->stats.flows_closed++;
+            } else {
+                pac->stats.rst_ignored++;
+            }
+            goto out;
+        }
         if (!syn) {
             pac_restore_reclaimed(pac, f, seg);
         }
@@ -308,12 +387,12 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
 
         pac_rr_mark(pac, flow_idx);
         f->last_seen = (uint32_t) now_us;
-        if (seg->tcp_flags & PAC_TCP_RST) {
-            remove_flow(pac, flow_idx, emit, aux);
-            pac->stats.flows_closed++;
-            goto out;
-        }
-        if (syn) {
+        if (syn && (f->flags & PAC_F_RCV_BASE)
+            && seg->seq + 1 != f->rcv_nxt) {
+            /* A SYN with another ISN that does not open a new connection
+             * (syn_reopens()): believed only if the receiver answers it
+             * with a SYN-ACK. */
+        } else if (syn) {
             uint32_t end = seg->seq + 1 + len;
 
             if (!(f->flags & PAC_F_RCV_BASE) || pac_seq_gt(end, f->rcv_nxt)) {
@@ -342,7 +421,8 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 pac->stats.rx_holes++;
             }
             if (!(f->flags & PAC_F_RCV_BASE)
-                || pac_seq_gt(end, f->rcv_nxt)) {
+                || (pac_seq_gt(end, f->rcv_nxt)
+                    && !pac_seq_gt(seg->seq, window_end(pac, f)))) {
                 f->rcv_nxt = end;
                 f->flags |= PAC_F_RCV_BASE;
                 newest = true;
@@ -473,9 +553,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     pac_set_now(pac, now_us);
     pac->stats.tx_packets++;
 
-    flow_idx = flow_get(pac, seg, false,
-                        (tf & PAC_TCP_SYN) && !(tf & PAC_TCP_ACK),
-                        !(tf & PAC_TCP_RST));
+    flow_idx = flow_get(pac, seg, false, !(tf & PAC_TCP_RST), emit, aux);
     if (flow_idx == PAC_NONE) {
         goto pass;
     }
@@ -504,6 +582,12 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     } else {
         if (tf & PAC_TCP_SYN) {
             pac_window_note_wscale(pac, flow_idx, seg, true);
+            if (!(f->flags & PAC_F_RCV_BASE)) {
+                /* A SYN-ACK to a SYN PAC has not taken: the peer's data
+                 * starts at its ACK number. */
+                f->rcv_nxt = seg->ack;
+                f->flags |= PAC_F_RCV_BASE;
+            }
         }
         classify_tx(pac, f, seg, &d);
         pac_window_clamp(pac, f, seg);

@@ -124,7 +124,10 @@ struct pac_config {
      * without loss.  1000 turns the loss cap off.  [775] */
     uint32_t loss_floor_permille;
 
-    /* Seed for the flow hash. [0x5ac0ffee] */
+    /* Seed for the flow hash's keys; 0 draws a random one per instance
+     * (getrandom(), once, in pac_create()), so that no peer can aim its
+     * connections at one hash chain.  A test or a model that wants the
+     * same table layout on every run sets one.  [0] */
     uint64_t hash_seed;
 };
 
@@ -344,6 +347,11 @@ struct pac_stats {
     uint64_t flows_closed;          /* FIN/RST. */
     uint64_t evictions;             /* Table full: least recent evicted. */
     uint64_t untracked;             /* Table full, nothing evictable. */
+    uint64_t chain_full;            /* New flows not tracked: their hash
+                                     * chain held PAC_MAX_CHAIN flows. */
+    uint64_t rst_ignored;           /* RSTs toward the receiver whose
+                                     * sequence number was not the one
+                                     * expected: no flow state removed. */
 };
 
 void pac_get_stats(const struct pac *pac, struct pac_stats *stats);

@@ -103,3 +103,10 @@ tests_pac_knobs_dump_CFLAGS = $(PAC_UNIT_CFLAGS)
 
 TESTS += tests/check-pac-knobs.py
 EXTRA_DIST += tests/check-pac-knobs.py
+
+# Hostile and malformed traffic: what a tenant or a remote peer can craft.
+check_PROGRAMS += tests/test-pac-hostile
+TESTS += tests/test-pac-hostile
+tests_test_pac_hostile_SOURCES = tests/test-pac-hostile.c $(PAC_UNIT_SOURCES)
+tests_test_pac_hostile_LDADD = lib/libpac.la
+tests_test_pac_hostile_CFLAGS = $(PAC_UNIT_CFLAGS)

@@ -2,10 +2,7 @@
  * Version 2.0 (the "License"); see LICENSE. */
 
 /* Regression tests of bugs found in libpac, one test each: each names the
- * bug and the expected behaviour.
- *
- * A test that could hang or corrupt the instance runs in a child process
- * with a time limit. */
+ * bug and the expected behaviour. */
 
 #include "pac.h"
 

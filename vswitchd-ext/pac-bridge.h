@@ -126,6 +126,8 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     STAT(flows, flows_closed)                      \
     STAT(flows, evictions)                         \
     STAT(flows, untracked)                         \
+    STAT(flows, chain_full)                        \
+    STAT(flows, rst_ignored)                       \
     STAT(rx, rx_packets)                           \
     STAT(rx, rx_bytes)                             \
     STAT(rx, rx_ce)                                \

@@ -1,0 +1,401 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Unit tests of libpac against hostile or malformed traffic: segments a
+ * tenant or a remote peer can craft (reused ports with new sequence
+ * numbers, ACKs of data never sent, blind RSTs, colliding flow keys, long
+ * held lists), and state that only long runs reach (epoch wrap, the first
+ * rate sample).  Each test states what an attacker tries and what PAC must
+ * keep.  Some look inside the instance (pac-private.h) to check that
+ * in_flight is the sum of what the flows account for. */
+
+#include <time.h>
+
+#include "pac.h"
+
+#include "pac-private.h"
+#include "pac-flow.h"
+#include "pac-test-fixture.h"
+
+/* Whether in_flight is the sum of the flows' outstanding bytes and the
+ * unattributed part, as pac-budget.c keeps it. */
+static bool
+in_flight_consistent(const struct pac *pac)
+{
+    uint64_t sum = pac->unattributed;
+
+    for (uint32_t i = 0; i < pac->cfg.max_flows; i++) {
+        const struct pac_flow *f = &pac->flows[i];
+
+        if (f->flags & PAC_F_IN_USE) {
+            sum += pac_flow_outstanding(f);
+        }
+    }
+    if (sum != pac->in_flight) {
+        fprintf(stderr, "in_flight %"PRIu64" != %"PRIu64" accounted\n",
+                pac->in_flight, sum);
+    }
+    return sum == pac->in_flight;
+}
+
+/* The first window of the peak-rate filter starts when the instance is
+ * created: a window counted from time 0 reads the first data as a rate of
+ * a few bytes per hour, and the drain time of dry flows (threshold / peak
+ * rate) goes to its cap of 100 ms. */
+static void
+test_first_rate_window(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    pac_config_init(&cfg);      /* Base RTT 100 us: short intervals. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    for (int i = 0; i < 24; i++) {
+        rx_data(pac, AT(1 + 50 * i), 0, 1 + i * MSS, MSS);
+        PAC_CHECK(pac_dry_time(pac) < 10000);
+    }
+    PAC_CHECK(pac->bw_max > 20 && pac->bw_max < 40);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* A silence reset forgets every window PAC counted, pending ones too.  A
+ * flow remembers the reset epoch in which it counted its window in 8 bits:
+ * 256 resets later, the SYN-ACK of a peer that never answered looked
+ * counted again, and the receiver's first data to that peer (a server that
+ * speaks first) counted no window.  A peer can make PAC reset as often as
+ * it likes by asking and not answering. */
+static void
+test_epoch_wrap(void)
+{
+    struct pac_config cfg;
+    uint64_t t = 0, before;
+    struct pac *pac;
+    int pkt = 0;
+
+    pac_config_init(&cfg);      /* Silence resets after 1 ms. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* The VM is the server of flow 0; its peer goes silent. */
+    peer_syn(pac, AT(t), 0, 1000, MSS);
+    CHECK_PASS(vm_synack(pac, AT(t), 0, 1000, MSS, pkt++));
+    PAC_CHECK(in_flight(pac) >= IW);
+
+    /* 256 flows that are asked and never answer: one reset each. */
+    for (int k = 0; k < 256; k++) {
+        uint64_t resets = get_stats(pac).silence_resets;
+
+        t += 10;
+        CHECK_PASS(request(pac, AT(t), 1 + k, 1, pkt++));
+        while (get_stats(pac).silence_resets == resets && t < 1000000) {
+            t += 200;
+            run(pac, AT(t));
+        }
+        PAC_CHECK_EQ(get_stats(pac).silence_resets, resets + 1);
+    }
+    PAC_CHECK_EQ(in_flight(pac), 0);
+
+    /* The VM speaks first on flow 0: its data is a request, and nothing
+     * counts the peer's answer but its window. */
+    before = get_stats(pac).request_triggers;
+    CHECK_PASS(tx(pac, AT(t + 1), 0, 1001, 100, ACK, pkt++));
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, before + 1);
+    PAC_CHECK(in_flight(pac) >= IW);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* A remote host that knows a connection's addresses and ports but not its
+ * sequence numbers sends RSTs.  Only an RST at the sequence number the
+ * receiver expects next removes the flow's state (RFC 5961, as Linux
+ * checks it): at rcv_nxt, or at the receiver's last ACK; a blind one is
+ * passed to the receiver (its TCP decides) and changes nothing. */
+static void
+test_blind_rst(void)
+{
+    struct pac_segment s;
+    struct pac *pac;
+    uint32_t seq;
+
+    pac = make_test_pac_threshold(10000);
+    PAC_CHECK(pac);
+
+    /* Flow 0 has data in flight and ACKs held. */
+    CHECK_PASS(request(pac, AT(0), 1, 1, 0));           /* Fills it. */
+    seq = ack_flow(pac, AT(1), 0, 5000, 1);
+    CHECK_HELD(tx(pac, AT(2), 0, seq, 0, ACK, 2));
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+
+    /* Blind RSTs: before, after, far from rcv_nxt. */
+    s = rx_seg(0, seq + 1, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(3), &s);
+    s = rx_seg(0, seq - 1, 0, PAC_TCP_RST | ACK, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(4), &s);
+    s = rx_seg(0, seq + 0x40000000, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(5), &s);
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+    PAC_CHECK_EQ(n_flows(pac), 2);
+    PAC_CHECK_EQ(get_stats(pac).rst_ignored, 3);
+    CHECK_N_EMITTED(0);
+
+    /* The peer's real RST, at rcv_nxt: the held ACK goes, then the flow. */
+    s = rx_seg(0, seq, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(6), &s);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK_EQ(n_flows(pac), 1);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 2);
+
+    /* An RST at the receiver's last ACK (its answer to a challenge ACK,
+     * when data past a hole moved rcv_nxt on) is accepted too. */
+    seq = ack_flow(pac, AT(10), 3, 5000, 3);
+    rx_data(pac, AT(11), 3, seq + MSS, MSS);            /* Past a hole. */
+    s = rx_seg(3, 5001, 0, PAC_TCP_RST, PAC_ECN_NOT_ECT);
+    rx_at(pac, AT(12), &s);
+    PAC_CHECK_EQ(n_flows(pac), 1);
+    PAC_CHECK_EQ(get_stats(pac).rst_ignored, 3);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* The peer's SYN on flow 'flow' at 'isn', with window scale 'ws' (-1:
+ * none). */
+static void
+peer_syn_ws(struct pac *pac, uint64_t now, int flow, uint32_t isn, int ws)
+{
+    struct pac_segment s = rx_seg(flow, isn, 0, PAC_TCP_SYN,
+                                  PAC_ECN_NOT_ECT);
+
+    s.mss = MSS;
+    s.has_wscale = ws >= 0;
+    s.wscale = ws >= 0 ? ws : 0;
+    rx_at(pac, now, &s);
+}
+
+/* The VM's SYN-ACK on 'flow' acknowledging 'isn', window scale 'ws'. */
+static enum pac_verdict
+vm_synack_ws(struct pac *pac, uint64_t now, int flow, uint32_t isn, int ws,
+             int pkt)
+{
+    struct pac_segment s = tx_seg(flow, isn + 1, 0, PAC_TCP_SYN | ACK);
+
+    s.mss = MSS;
+    s.has_wscale = ws >= 0;
+    s.wscale = ws >= 0 ? ws : 0;
+    return tx_at(pac, now, &s, pkt);
+}
+
+/* Attack 1 of the hardening issue: a peer abandons a handshake and opens
+ * again from the same port with its ISN 2^30 further on.  The receiver
+ * answers the new SYN; its SYN-ACK must count one window, not "its ACK
+ * number minus the old connection's", 2^30 bytes that would stop every
+ * other flow's ACKs until a silence reset. */
+static void
+test_syn_reuse_isn_jump(void)
+{
+    struct pac *pac;
+
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(1), 0, 1000, 7, 0));
+    PAC_CHECK(in_flight(pac) < 2 * IW);
+    peer_syn_ws(pac, AT(2), 0, 1000 + (1u << 30), 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(3), 0, 1000 + (1u << 30), 7, 1));
+    PAC_CHECK(in_flight(pac) < 2 * IW);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* The same with the window scale: the first connection's peer offered one,
+ * the second's does not, so the receiver's window is not scaled.  A window
+ * scale bit kept from the first handshake made PAC clamp the window field
+ * as if scaled: a window of a few hundred bytes. */
+static void
+test_syn_reuse_wscale(void)
+{
+    struct pac_segment s;
+    struct pac *pac;
+    uint32_t isn2 = 1000 + (1u << 30);
+
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(1), 0, 1000, 7, 0));
+    peer_syn_ws(pac, AT(2), 0, isn2, -1);
+    CHECK_PASS(vm_synack_ws(pac, AT(3), 0, isn2, 7, 1));
+    s = tx_seg(0, isn2 + 1, 100, ACK);
+    (void) pac_tx(pac, &s, P(2), AT(4), rec_emit, NULL);
+    PAC_CHECK(s.window >= 2 * MSS);
+    end_pac();
+}
+
+/* A SYN with another ISN on a connection that has exchanged data is not
+ * believed (RFC 5961: the receiver answers it with a challenge ACK): PAC
+ * keeps the flow as it was.  If the receiver accepts it (its SYN-ACK
+ * acknowledges the new ISN: its own connection was gone), the flow starts
+ * afresh from that SYN-ACK. */
+static void
+test_syn_on_established(void)
+{
+    uint32_t isn2 = 1000 + (1u << 30);
+    struct pac_flow_info info;
+    uint32_t seq, rcv_nxt;
+    struct pac *pac;
+    uint32_t idx;
+
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    CHECK_PASS(vm_synack_ws(pac, AT(1), 0, 1000, 7, 0));
+    rx_data(pac, AT(2), 0, 1001, 100);
+    CHECK_PASS(tx(pac, AT(3), 0, 1101, 0, ACK, 1));
+    seq = 1101;
+    rx_data(pac, AT(4), 0, seq, MSS);
+    seq += MSS;
+
+    /* A blind SYN: nothing changes. */
+    for (idx = 0; !(pac->flows[idx].flags & PAC_F_IN_USE); idx++) {
+        continue;
+    }
+    rcv_nxt = pac->flows[idx].rcv_nxt;
+    PAC_CHECK_EQ(rcv_nxt, seq);
+    peer_syn_ws(pac, AT(5), 0, isn2, -1);
+    PAC_CHECK_EQ(pac->flows[idx].rcv_nxt, rcv_nxt);
+    PAC_CHECK(pac->flow_wnd[idx].bits & PAC_W_PEER_WS);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* The receiver takes it as a new connection. */
+    CHECK_PASS(vm_synack_ws(pac, AT(6), 0, isn2, -1, 2));
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.last_ack, isn2 + 1);
+    PAC_CHECK(in_flight(pac) < 2 * IW);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* What one flow may add to in_flight is bounded by what its peer can send
+ * unacknowledged, PAC_MAX_WINDOW, and stays the flow's to pay back: a
+ * trigger of 2^31 bytes or more (the receiver's ACK far beyond what it
+ * received, or of a peer's data far apart) wrapped budget_end, so that the
+ * flow owed nothing while in_flight kept the bytes until a silence reset;
+ * and a segment far beyond the receiver's window (a blind peer's) moved
+ * rcv_nxt, and with it the ACKs' deltas. */
+static void
+test_trigger_arithmetic(void)
+{
+    uint32_t seq;
+    struct pac *pac;
+
+    /* Flow 0: an ACK 2^30 beyond the data received. */
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    rx_data(pac, AT(0), 0, 1, 1000);
+    CHECK_PASS(tx(pac, AT(1), 0, 1001, 0, ACK, 0));
+    tx(pac, AT(2), 0, 1001 + (1u << 30), 0, ACK, 1);
+    run(pac, AT(30000));
+    PAC_CHECK(in_flight(pac) <= PAC_MAX_WINDOW + 4 * IW);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* Flow 1: a segment 2^31 - 2^16 beyond rcv_nxt is outside any window
+     * and leaves rcv_nxt alone. */
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    rx_data(pac, AT(0), 1, 1, 1000);
+    CHECK_PASS(tx(pac, AT(1), 1, 1001, 0, ACK, 2));
+    rx_data(pac, AT(2), 1, 1001 + 0x7fff0000u, 1000);
+    PAC_CHECK_EQ(pac->flows[0].rcv_nxt, 1001);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* Flow 2: two segments each within 2^30 of rcv_nxt (PAC knows no
+     * window of this flow), then an ACK of both: 2^31 - 2000 bytes newly
+     * acknowledged, which slow start doubles. */
+    pac = make_test_pac();
+    PAC_CHECK(pac);
+    rx_data(pac, AT(0), 2, 1, 1000);
+    CHECK_PASS(tx(pac, AT(1), 2, 1001, 0, ACK, 4));
+    seq = 1001 + (1u << 30) - 2000;
+    rx_data(pac, AT(2), 2, seq, 1000);
+    seq += 1000;
+    rx_data(pac, AT(3), 2, seq + (1u << 30) - 2000, 1000);
+    seq += (1u << 30) - 2000 + 1000;
+    PAC_CHECK_EQ(pac->flows[0].rcv_nxt, seq);
+    tx(pac, AT(4), 2, seq, 0, ACK, 5);
+    run(pac, AT(30000));
+    PAC_CHECK(in_flight_consistent(pac));
+    PAC_CHECK(in_flight(pac) <= PAC_MAX_WINDOW + 4 * IW);
+    end_pac();
+}
+
+/* Hash flooding: a peer that knew the flow hash's keys could send SYNs
+ * whose keys all land in one bucket and make every lookup walk them.  With
+ * hash_seed 0, each instance draws its keys from a random source, so two
+ * instances (two ports, two hosts) hash the same key differently; and a
+ * bucket's chain never grows beyond PAC_MAX_CHAIN: a new flow whose chain
+ * is full is not tracked (its segments pass unheld, chain_full). */
+static void
+test_hash_flooding(void)
+{
+    struct pac_config cfg;
+    uint64_t keys[PAC_N_HASH_KEYS];
+    uint32_t target = 0, n = 0, chain = 0;
+    struct pac *pac;
+
+    pac_config_init(&cfg);
+    cfg.hash_seed = 0;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    memcpy(keys, pac->hash_keys, sizeof keys);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    PAC_CHECK(memcmp(keys, pac->hash_keys, sizeof keys));
+
+    /* A known seed (an attacker's guess, or a test's): 64 SYNs that share
+     * a bucket of a 64-bucket table. */
+    cfg.hash_seed = 12345;
+    cfg.max_flows = 64;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    for (uint32_t port = 1; port <= 65535 && n < 64; port++) {
+        struct pac_segment s = rx_seg(0, 1000, 0, PAC_TCP_SYN,
+                                      PAC_ECN_NOT_ECT);
+        uint32_t hash;
+
+        s.sport = port;
+        hash = pac_flow_hash(pac, s.dst, s.dport, s.src, s.sport);
+        if (!n) {
+            target = hash & pac->bucket_mask;
+        } else if ((hash & pac->bucket_mask) != target) {
+            continue;
+        }
+        rx_at(pac, AT(n), &s);
+        n++;
+    }
+    PAC_CHECK_EQ(n, 64);
+    for (uint32_t i = pac->buckets[target]; i != PAC_NONE;
+         i = pac->flows[i].hash_next) {
+        chain++;
+    }
+    PAC_CHECK_EQ(chain, PAC_MAX_CHAIN);
+    PAC_CHECK_EQ(get_stats(pac).chain_full, 64 - PAC_MAX_CHAIN);
+    PAC_CHECK_EQ(n_flows(pac), PAC_MAX_CHAIN);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+int
+main(void)
+{
+    PAC_RUN_TEST(test_first_rate_window);
+    PAC_RUN_TEST(test_epoch_wrap);
+    PAC_RUN_TEST(test_blind_rst);
+    PAC_RUN_TEST(test_syn_reuse_isn_jump);
+    PAC_RUN_TEST(test_syn_reuse_wscale);
+    PAC_RUN_TEST(test_syn_on_established);
+    PAC_RUN_TEST(test_trigger_arithmetic);
+    PAC_RUN_TEST(test_hash_flooding);
+    drop_pac();
+    PAC_TEST_MAIN_END;
+}
