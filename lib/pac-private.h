@@ -323,6 +323,10 @@ struct pac {
     uint32_t n_held;
     uint32_t age_head[PAC_N_CLASSES];
     uint32_t age_tail[PAC_N_CLASSES];
+    /* The last window trigger of its age FIFO that pac_copy_requests() has
+     * looked at (those before it were looked at too), or PAC_NONE. */
+    uint32_t copy_last;
+    pac_copy_cb *copy_cb;       /* pac_set_copy_cb(). */
     uint32_t rr_cursor[PAC_MAX_LEVELS];     /* Next flow to serve. */
     uint32_t rr_n_flows[PAC_MAX_LEVELS];    /* Flows on each ring. */
     uint32_t n_held_level[PAC_MAX_LEVELS];
@@ -441,6 +445,8 @@ void pac_release_oldest(struct pac *, enum pac_release_cause,
 void pac_release_expired(struct pac *, enum pac_class first,
                          pac_emit_cb *, void *aux);
 uint64_t pac_hold_deadline(const struct pac *);
+void pac_copy_requests(struct pac *, void *aux);
+uint64_t pac_copy_deadline(const struct pac *);
 void pac_head_keys(const struct pac *, uint32_t flow_idx,
                    struct pac_rr_keys *);
 

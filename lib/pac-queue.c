@@ -39,6 +39,7 @@ pac_queue_init(struct pac *pac)
     for (int c = 0; c < PAC_N_CLASSES; c++) {
         pac->age_head[c] = pac->age_tail[c] = PAC_NONE;
     }
+    pac->copy_last = PAC_NONE;
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->rr_cursor[l] = PAC_NONE;
         pac->rr_n_flows[l] = 0;
@@ -122,6 +123,10 @@ age_unlink(struct pac *pac, uint32_t h)
     struct pac_held *p = &pac->held[h];
     enum pac_class c = pac_held_class(p);
 
+    if (h == pac->copy_last) {
+        /* Everything before it was looked at too. */
+        pac->copy_last = p->age_prev;
+    }
     if (p->age_prev != PAC_NONE) {
         pac->held[p->age_prev].age_next = p->age_next;
     } else {

@@ -350,6 +350,7 @@ pac_schedule(struct pac *pac, pac_emit_cb *emit, void *aux)
     /* ACK hold bounds are enforced by pac_run() only. */
     pac_release_expired(pac, PAC_CLASS_TRIGGER, emit, aux);
     pac_reclaim_dry(pac);
+    pac_copy_requests(pac, aux);
     while (schedule_one(pac, emit, aux)) {
         continue;
     }
@@ -381,6 +382,78 @@ pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
             release_upto(pac, flow_idx, h, PAC_REL_MAX_HOLD, emit, aux);
         }
     }
+}
+
+/* Zero-window copies of waiting requests (request_copy_us). */
+
+/* The oldest window trigger of the age FIFO that pac_copy_requests() has
+ * not looked at yet, or PAC_NONE. */
+static uint32_t
+copy_next(const struct pac *pac)
+{
+    return (pac->copy_last == PAC_NONE
+            ? pac->age_head[PAC_CLASS_TRIGGER]
+            : pac->held[pac->copy_last].age_next);
+}
+
+/* Whether the window trigger after the last one looked at, 'h', is due
+ * for a copy. */
+static bool
+copy_due(const struct pac *pac, uint32_t h)
+{
+    return (h != PAC_NONE
+            && pac_elapsed32(pac->now, pac->held[h].head_since)
+               >= pac->cfg.request_copy_us);
+}
+
+/* Sends, through the copy callback, a zero-window copy of each request
+ * that has waited request_copy_us as its flow's head.  The peer
+ * acknowledges the copy, so the receiver's retransmission timer stops
+ * while the request waits its turn, and may not answer it: the held
+ * request, which carries the receiver's window, opens the window when it
+ * goes.  The peer's ACK is a frame toward the receiver like any other, so
+ * a copy goes only when that frame fits: in a large incast the copies of
+ * a thousand requests due at once would otherwise put a thousand ACKs into
+ * a buffer full of answers.  The age FIFO is in the order in which heads
+ * started to wait, so the walk goes on from where it stopped, and looks
+ * at each head once.  SYN-ACKs get no copy: a second SYN-ACK does not
+ * open a window. */
+void
+pac_copy_requests(struct pac *pac, void *aux)
+{
+    uint32_t h;
+
+    if (!pac->copy_cb || !pac->cfg.request_copy_us) {
+        return;
+    }
+    while (copy_due(pac, h = copy_next(pac))) {
+        if (pac->held[h].kind == PAC_K_REQUEST) {
+            if (!pac_fits(pac, PAC_ACK_FRAME)) {
+                return;
+            }
+            pac->in_flight += PAC_ACK_FRAME;
+            pac->unattributed += PAC_ACK_FRAME;
+            pac->stats.request_copies++;
+            pac->copy_cb(aux, pac->held[h].pkt);
+        }
+        pac->copy_last = h;
+    }
+}
+
+/* Returns when the next request copy is due, or UINT64_MAX: none is
+ * waiting, or the one that is due waits for its ACK to fit, that is, for
+ * data. */
+uint64_t
+pac_copy_deadline(const struct pac *pac)
+{
+    uint32_t h = copy_next(pac);
+
+    if (!pac->copy_cb || !pac->cfg.request_copy_us || h == PAC_NONE
+        || copy_due(pac, h)) {
+        return UINT64_MAX;
+    }
+    return pac->now + (pac->cfg.request_copy_us
+                       - pac_elapsed32(pac->now, pac->held[h].head_since));
 }
 
 /* Returns when the next held head reaches its hold bound (now, if one has

@@ -727,10 +727,16 @@ pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
     pac_schedule(pac, emit, aux);
 }
 
+void
+pac_set_copy_cb(struct pac *pac, pac_copy_cb *copy)
+{
+    pac->copy_cb = copy;
+}
+
 uint64_t
 pac_next_wakeup(const struct pac *pac)
 {
-    uint64_t next = pac_hold_deadline(pac);
+    uint64_t next = MIN(pac_hold_deadline(pac), pac_copy_deadline(pac));
 
     if (pac->in_flight || pac->n_held) {
         next = MIN(next, pac->iv_start + pac_control_interval(pac));

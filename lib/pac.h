@@ -76,6 +76,16 @@ struct pac_config {
      * the earlier answers have drained.  [1000000] */
     uint32_t max_hold_trigger_us;
 
+    /* Time after which a request held at its flow's head also goes out at
+     * once as a copy with a closed (zero) window, in microseconds; 0 turns
+     * it off.  The peer acknowledges the copy, which stops the receiver's
+     * retransmission timer, but may not answer; the held request, the same
+     * bytes with the receiver's window, opens the window at its turn.  So
+     * a request may wait its turn longer than the receiver's RTO (200 ms
+     * minimum on Linux) without timing the receiver out.  Needs a caller
+     * that copies packets (pac_set_copy_cb()).  [50000] */
+    uint32_t request_copy_us;
+
     /* Flow table capacity.  [16384] */
     uint32_t max_flows;
 
@@ -221,6 +231,15 @@ enum pac_emit {
 
 typedef void pac_emit_cb(void *aux, void *pkt, enum pac_emit emit);
 
+/* Sends a copy of held packet 'pkt' now, its TCP window field set to 0 and
+ * its checksum updated to match; 'pkt' stays held.  'aux' is the one given
+ * to the call during which PAC asks (pac_run()). */
+typedef void pac_copy_cb(void *aux, void *pkt);
+
+/* Lets PAC send zero-window copies of long-held requests through 'copy'
+ * (see request_copy_us); NULL, the default, turns that off. */
+void pac_set_copy_cb(struct pac *pac, pac_copy_cb *copy);
+
 /* Releases every held packet (in per-flow order) through 'emit', then frees
  * the instance.  'pac' may be NULL. */
 void pac_destroy(struct pac *pac, pac_emit_cb *emit, void *aux);
@@ -321,6 +340,8 @@ struct pac_stats {
     uint64_t stale_events;          /* Stale-ACK detections. */
     uint64_t corrections;           /* Deviation corrections (eq. 6). */
     uint64_t silence_resets;        /* In-flight reset after silence. */
+    uint64_t request_copies;        /* Zero-window copies of held requests
+                                     * sent (request_copy_us). */
     uint64_t dry_reclaims;          /* Flows that left triggered data
                                      * unsent (answer complete). */
     uint64_t dry_bytes;             /* In-flight bytes so reclaimed. */

@@ -110,3 +110,10 @@ TESTS += tests/test-pac-hostile
 tests_test_pac_hostile_SOURCES = tests/test-pac-hostile.c $(PAC_UNIT_SOURCES)
 tests_test_pac_hostile_LDADD = lib/libpac.la
 tests_test_pac_hostile_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+# Zero-window copies of held requests (request_copy_us).
+check_PROGRAMS += tests/test-pac-copy
+TESTS += tests/test-pac-copy
+tests_test_pac_copy_SOURCES = tests/test-pac-copy.c $(PAC_UNIT_SOURCES)
+tests_test_pac_copy_LDADD = lib/libpac.la
+tests_test_pac_copy_CFLAGS = $(PAC_UNIT_CFLAGS)

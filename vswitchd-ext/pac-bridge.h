@@ -152,7 +152,8 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     STAT(corrections, late_us)                     \
     STAT(triggers, request_triggers)               \
     STAT(triggers, handshake_triggers)             \
-    STAT(triggers, windows_clamped)
+    STAT(triggers, windows_clamped)                \
+    STAT(triggers, request_copies)
 
 /* Most keys pac_bridge_stats_list() fills: one per entry of
  * PAC_BRIDGE_STATS. */

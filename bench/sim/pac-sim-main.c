@@ -51,6 +51,10 @@ usage(void)
            "  --jitter-ns J             host send jitter (default 1000)\n"
            "  --seed X                  random seed (default 1)\n"
            "  --no-clamp                PAC leaves the receiver's window alone\n"
+           "  --request-copy-us US      PAC's request_copy_us (0: no "
+           "zero-window\n"
+           "                            copies of held requests; default "
+           "50000)\n"
            "  --threshold T             PAC threshold, bytes (default: "
            "the buffer)\n"
            "  --time-limit-s S          simulated time limit (default "
@@ -125,7 +129,7 @@ main(int argc, char *argv[])
         OPT_MODE = 256, OPT_SENDERS, OPT_WORKLOAD, OPT_BYTES, OPT_BUFFER,
         OPT_RATE, OPT_ACCESS, OPT_RTT, OPT_ROUNDS, OPT_DELACK, OPT_IW,
         OPT_JITTER, OPT_SEED, OPT_THRESHOLD, OPT_TIME_LIMIT, OPT_TRACE,
-        OPT_QUIET, OPT_NO_CLAMP,
+        OPT_QUIET, OPT_NO_CLAMP, OPT_REQUEST_COPY,
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, OPT_MODE},
@@ -146,6 +150,7 @@ main(int argc, char *argv[])
         {"trace", required_argument, NULL, OPT_TRACE},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"no-clamp", no_argument, NULL, OPT_NO_CLAMP},
+        {"request-copy-us", required_argument, NULL, OPT_REQUEST_COPY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -235,6 +240,9 @@ main(int argc, char *argv[])
             break;
         case OPT_NO_CLAMP:
             cfg.clamp_window = false;
+            break;
+        case OPT_REQUEST_COPY:
+            cfg.request_copy_us = parse_size(optarg, "request copy time");
             break;
         case OPT_QUIET:
             quiet = true;

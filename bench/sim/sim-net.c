@@ -192,6 +192,31 @@ sim_net_pac_emit(void *aux, void *pkt_, enum pac_emit emit)
     }
 }
 
+/* libpac asks for a zero-window copy of held packet 'pkt_' (a request that
+ * has waited request_copy_us): it goes toward the sender now, as the
+ * datapath sends it. */
+void
+sim_net_pac_copy(void *aux, void *pkt_)
+{
+    struct sim *sim = aux;
+    const struct sim_pkt *pkt = pkt_;
+    struct sim_pkt *copy;
+
+    if (!pkt || !pkt->held) {
+        sim->res->pac_bad_emits++;
+        return;
+    }
+    copy = sim_pkt_alloc(sim, pkt->conn, pkt->to_receiver);
+    *copy = *pkt;
+    copy->next = NULL;
+    copy->held = false;
+    copy->window = 0;
+    sim->res->pac_request_copies++;
+    sim_trace(sim, "pac copy conn=%u seq=%u ack=%u len=%u", copy->conn,
+              copy->seq, copy->ack, copy->len);
+    sim_net_reverse_send(sim, copy);
+}
+
 /* Traces libpac's estimate after a call. */
 static void
 sim_net_pac_trace(struct sim *sim, const char *what, uint32_t conn)

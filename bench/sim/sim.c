@@ -100,6 +100,11 @@ sim_config_init(struct sim_config *cfg)
     cfg->request_bytes = 100;
     cfg->threshold = 0;
     cfg->clamp_window = true;
+
+    struct pac_config pc;
+
+    pac_config_init(&pc);
+    cfg->request_copy_us = pc.request_copy_us;
     cfg->seed = 1;
     cfg->time_limit_ns = 600 * SIM_NS_PER_S;
     cfg->trace = NULL;
@@ -530,6 +535,7 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
         pc.hash_seed = 0x5ac0ffee;  /* The same table layout every run. */
         pc.threshold = cfg->threshold ? cfg->threshold : cfg->buffer_bytes;
         pc.clamp_window = cfg->clamp_window;
+        pc.request_copy_us = cfg->request_copy_us;
         if (!pac_config_check(&pc, err, sizeof err)) {
             fprintf(stderr, "sim: bad PAC configuration: %s\n", err);
             error = -1;
@@ -538,6 +544,8 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
             if (!sim->pac) {
                 fprintf(stderr, "sim: pac_create() failed\n");
                 error = -1;
+            } else {
+                pac_set_copy_cb(sim->pac, sim_net_pac_copy);
             }
         }
     }
@@ -591,13 +599,14 @@ sim_print_line(FILE *out, const struct sim_config *cfg,
             " buffer=%u rate_mbps=%" PRIu64 " rounds=%u drops=%" PRIu64
             " timeouts=%" PRIu64 " timeout_rounds=%u util=%.3f"
             " goodput_mbps=%.1f rct_p50_ms=%.3f rct_p99_ms=%.3f"
-            " max_held=%u max_queue_bytes=%" PRIu64 "\n",
+            " max_held=%u max_queue_bytes=%" PRIu64 " vm_timeouts=%" PRIu64
+            "\n",
             sim_mode_name(cfg->mode), cfg->n_senders,
             sim_workload_name(cfg->workload), cfg->bytes, cfg->buffer_bytes,
             cfg->rate_bps / 1000000, cfg->rounds, res->drops, res->timeouts,
             res->timeout_rounds, res->util, res->goodput_mbps,
             res->rct_p50_ms, res->rct_p99_ms, res->max_held,
-            res->max_queue_bytes);
+            res->max_queue_bytes, res->rcv_timeouts);
 }
 
 void
@@ -630,12 +639,14 @@ sim_print_details(FILE *out, const struct sim_config *cfg,
                 " cap=%" PRIu64 " flush=%" PRIu64 " corrections=%" PRIu64
                 " silence_resets=%" PRIu64 " request_triggers=%" PRIu64
                 " handshake_triggers=%" PRIu64 " stale_events=%" PRIu64
-                "\n", res->pac_rel_cause[PAC_REL_FIT],
+                " request_copies=%" PRIu64 "\n",
+                res->pac_rel_cause[PAC_REL_FIT],
                 res->pac_rel_cause[PAC_REL_MAX_HOLD],
                 res->pac_rel_cause[PAC_REL_CAP],
                 res->pac_rel_cause[PAC_REL_FLUSH], res->pac_corrections,
                 res->pac_silence_resets, res->pac_request_triggers,
-                res->pac_handshake_triggers, res->pac_stale_events);
+                res->pac_handshake_triggers, res->pac_stale_events,
+                res->pac_request_copies);
         if (res->pac_bad_emits || res->pac_stuck_wakeups) {
             fprintf(out, "  pac: CONTRACT bad_emits=%" PRIu64
                     " stuck_wakeups=%" PRIu64 "\n", res->pac_bad_emits,

@@ -62,6 +62,7 @@ struct sim_config {
     /* PAC. */
     uint32_t threshold;         /* 0: use 'buffer_bytes'. */
     bool clamp_window;          /* pac_config's clamp_window. */
+    uint32_t request_copy_us;   /* pac_config's request_copy_us. */
 
     uint64_t seed;
     uint64_t time_limit_ns;     /* Give up after this much simulated time. */
@@ -110,6 +111,7 @@ struct sim_result {
     uint64_t pac_passed;        /* Packets PAC passed at once. */
     uint64_t pac_released;      /* Held packets released. */
     uint64_t pac_stale_drops;   /* Held packets dropped as stale. */
+    uint64_t pac_request_copies; /* Zero-window copies sent. */
     uint64_t pac_left_held;     /* Held at the end (flushed). */
     uint64_t pac_bad_emits;     /* Emits of packets PAC did not hold. */
     uint64_t pac_stuck_wakeups; /* pac_run() left a past wakeup. */

@@ -1,0 +1,169 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* Unit tests of the zero-window copies of held requests (request_copy_us,
+ * pac_set_copy_cb()): a request that waits its turn longer than the
+ * receiver's retransmission timer allows goes out at once as a copy whose
+ * window is closed, while the request itself stays held and opens the
+ * window at its turn.  The tests check when a copy goes (not before
+ * request_copy_us, only when the peer's ACK of it fits), that each request
+ * is copied once, that the request still comes back, and that nothing is
+ * copied without a callback or with the knob at 0. */
+
+#include "pac.h"
+
+#include "pac-test-fixture.h"
+
+#define COPY_US 50000
+
+/* Copies asked for, in order. */
+static int copies[N_PKTS];
+static size_t n_copies;
+
+static void
+rec_copy(void *aux, void *pkt)
+{
+    (void) aux;
+    if (n_copies < N_PKTS) {
+        copies[n_copies] = pkt_index(pkt);
+    }
+    n_copies++;
+}
+
+/* An instance whose threshold one request's window (IW) fills, with the
+ * copy callback set if 'copy_cb', request_copy_us 'copy_us'.  Flow 0's
+ * request passes and fills the threshold; flow 1's request (packet 1) is
+ * held behind it. */
+static struct pac *
+held_request(bool copy_cb, uint32_t copy_us)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    cfg.request_copy_us = copy_us;
+    pac = make_pac(&cfg);
+    if (!pac) {
+        return NULL;
+    }
+    n_copies = 0;
+    if (copy_cb) {
+        pac_set_copy_cb(pac, rec_copy);
+    }
+    if (request(pac, AT(0), 0, 1, 0) != PAC_PASS
+        || request(pac, AT(0), 1, 1, 1) != PAC_HELD) {
+        return NULL;
+    }
+    return pac;
+}
+
+/* A held request gets its copy once it has waited request_copy_us and the
+ * peer's ACK of the copy fits; the request stays held and goes at its
+ * turn, after the copy. */
+static void
+test_copy_when_due_and_fits(void)
+{
+    struct pac *pac = held_request(true, COPY_US);
+    uint64_t before;
+
+    PAC_CHECK(pac);
+    run(pac, AT(COPY_US - 1));
+    PAC_CHECK_EQ(n_copies, 0);
+
+    /* Due, but flow 0's window fills the threshold: the ACK of a copy
+     * would not fit, and no timer is set for it (data must come first). */
+    run(pac, AT(COPY_US));
+    PAC_CHECK_EQ(n_copies, 0);
+    PAC_CHECK(pac_next_wakeup(pac) > AT(COPY_US));
+
+    /* Most of flow 0's answer arrives: the ACK fits now, flow 1's window
+     * does not yet. */
+    before = in_flight(pac);
+    rx_data(pac, AT(COPY_US + 10), 0, 1, IW - 2000);
+    PAC_CHECK_EQ(n_copies, 1);
+    PAC_CHECK_EQ(copies[0], 1);
+    PAC_CHECK_EQ(get_stats(pac).request_copies, 1);
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+    /* The peer's ACK of the copy is a frame in flight. */
+    PAC_CHECK(in_flight(pac) > before - (IW - 2000));
+    CHECK_N_EMITTED(0);
+
+    /* Copied once only, however long it still waits. */
+    run(pac, AT(3 * COPY_US));
+    PAC_CHECK_EQ(n_copies, 1);
+
+    /* The answer drains; the request goes, as a release. */
+    rx_data(pac, AT(3 * COPY_US + 10), 0, 1 + IW - 2000, 2000);
+    rx(pac, AT(3 * COPY_US + 20), 1, 1, 0, ACK, PAC_ECN_ECT0);
+    run(pac, AT(3 * COPY_US + 30));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    PAC_CHECK_EQ(n_copies, 1);
+    end_pac();
+}
+
+/* A request released before request_copy_us gets no copy. */
+static void
+test_no_copy_when_released_early(void)
+{
+    struct pac *pac = held_request(true, COPY_US);
+
+    PAC_CHECK(pac);
+    rx_data(pac, AT(COPY_US / 2), 0, 1, IW);
+    run(pac, AT(COPY_US / 2 + 10));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    run(pac, AT(2 * COPY_US));
+    PAC_CHECK_EQ(n_copies, 0);
+    PAC_CHECK_EQ(get_stats(pac).request_copies, 0);
+    end_pac();
+}
+
+/* Off: request_copy_us 0, or no callback. */
+static void
+test_no_copy_when_off(void)
+{
+    for (int i = 0; i < 2; i++) {
+        struct pac *pac = held_request(i == 0, i == 0 ? 0 : COPY_US);
+
+        PAC_CHECK(pac);
+        rx_data(pac, AT(10), 0, 1, 1000);
+        run(pac, AT(2 * COPY_US));
+        rx_data(pac, AT(2 * COPY_US + 10), 0, 1001, IW - 3000);
+        PAC_CHECK_EQ(n_copies, 0);
+        PAC_CHECK_EQ(get_stats(pac).request_copies, 0);
+        PAC_CHECK_EQ(get_stats(pac).held, 1);
+        end_pac();
+    }
+}
+
+/* The copy's timer: pac_next_wakeup() asks for the moment a held request
+ * becomes due, so that a datapath that sleeps until then sends it. */
+static void
+test_copy_wakeup(void)
+{
+    struct pac *pac = held_request(true, COPY_US);
+
+    PAC_CHECK(pac);
+    rx_data(pac, AT(10), 0, 1, IW - 2000);
+    PAC_CHECK(pac_next_wakeup(pac) <= AT(COPY_US));
+    run(pac, pac_next_wakeup(pac) > AT(COPY_US) ? AT(COPY_US)
+        : pac_next_wakeup(pac));
+    while (n_copies == 0 && pac_next_wakeup(pac) <= AT(COPY_US)) {
+        run(pac, pac_next_wakeup(pac));
+    }
+    PAC_CHECK_EQ(n_copies, 1);
+    end_pac();
+}
+
+int
+main(void)
+{
+    PAC_RUN_TEST(test_copy_when_due_and_fits);
+    PAC_RUN_TEST(test_no_copy_when_released_early);
+    PAC_RUN_TEST(test_no_copy_when_off);
+    PAC_RUN_TEST(test_copy_wakeup);
+    drop_pac();
+    PAC_TEST_MAIN_END;
+}
