@@ -46,6 +46,7 @@ COVERAGE_DEFINE(pac_dp_not_tcp);
 COVERAGE_DEFINE(pac_dp_bad_tcp);
 COVERAGE_DEFINE(pac_dp_no_instance);
 COVERAGE_DEFINE(pac_dp_no_slot);
+COVERAGE_DEFINE(pac_dp_request_copy);
 
 /* Interned nested actions of held packets.  Many held packets share one
  * list (the output to the uplink), so a held packet costs a reference, not
@@ -480,6 +481,8 @@ pac_dp_instance_free(struct pac_dp_instance *inst)
     free(inst);
 }
 
+static void pac_dp_copy(void *ctx_, void *pkt);
+
 static struct pac_dp_instance *
 pac_dp_instance_create(uint32_t id, const struct pac_config *config,
                        uint64_t now_us)
@@ -492,6 +495,7 @@ pac_dp_instance_create(uint32_t id, const struct pac_config *config,
         return NULL;
     }
 
+    pac_set_copy_cb(pac, pac_dp_copy);
     inst->id = id;
     inst->config = *config;
     ovs_mutex_init(&inst->out_mutex);
@@ -688,6 +692,33 @@ pac_dp_write_window(struct dp_packet *packet, const struct pac_segment *seg)
     if (!dp_packet_hwol_tx_l4_checksum(packet)) {
         tcp->tcp_csum = recalc_csum16(tcp->tcp_csum, old, new);
     }
+}
+
+/* libpac asks for a copy of a held request with its window closed (see
+ * request-copy-us): the copy joins the packets to send, with the request's
+ * actions, and the request stays held.  One allocation per request that
+ * waits that long, none on the per-packet path. */
+static void
+pac_dp_copy(void *ctx_, void *pkt)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct pac_dp_emit_ctx *ctx = ctx_;
+    struct pac_dp_slot *slot = pkt;
+    struct dp_packet *copy = dp_packet_clone(slot->packet);
+    struct pac_segment seg;
+
+    if (pac_dp_parse(copy, &seg) != PAC_PARSE_OK) {
+        /* It parsed when it was held: cannot happen. */
+        dp_packet_delete(copy);
+        return;
+    }
+    seg.window = 0;
+    pac_dp_write_window(copy, &seg);
+    COVERAGE_INC(pac_dp_request_copy);
+    atomic_count_inc(&slot->actions->refs);
+    pac_dp_out_add(ctx->out, copy,
+                   (const struct nlattr *) slot->actions->data,
+                   slot->actions->len, slot->actions, slot->ip_version);
 }
 
 static bool
