@@ -24,9 +24,9 @@ EXTRA_DIST += \
 
 # Unit tests of the PAC algorithm (lib/), one program per area.
 # tests/pac-test-seg.h builds segments and records the packets libpac
-# emits.
+# emits; tests/pac-test-fit.h checks the admission rule from outside.
 PAC_UNIT_SOURCES = tests/pac-test.h tests/pac-test-seg.h \
-	tests/pac-test-fixture.h
+	tests/pac-test-fixture.h tests/pac-test-fit.h
 PAC_UNIT_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib
 
 check_PROGRAMS += tests/test-pac-config
