@@ -89,7 +89,7 @@ fuzz() {
     if test $status -ne 0; then
         echo "$0: $fuzzer failed (exit status $status); reproducers:" >&2
         ls "$outdir"/crash-* "$outdir"/leak-* "$outdir"/timeout-* \
-           "$outdir"/oom-* 2>/dev/null >&2 || true
+           "$outdir"/oom-* >&2 2>/dev/null || true
         return 1
     fi
 }
