@@ -48,7 +48,9 @@
  *     (no busy loop).
  *
  * A violation prints the operation and calls abort().  A known defect
- * (enum known_defect) ends the input where it shows instead.  Built with
+ * (enum known_defect) ends the input where it shows instead; undefined
+ * behaviour of known defects inside libpac is suppressed by
+ * tests/fuzz-state.supp.  Built with
  * -fsanitize=fuzzer,address,undefined by tests/run-fuzz.sh.  Built with
  * -DPAC_FUZZ_STANDALONE, it is a plain program that runs the files named on
  * its command line (to replay a reproducer without libFuzzer); -v as the

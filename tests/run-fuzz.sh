@@ -18,7 +18,8 @@
 # runs) and any reproducers (OUTDIR/crash-*, OUTDIR/timeout-*, ...).  Replay
 # one with OUTDIR/fuzz-state OUTDIR/crash-..., or, printing every
 # operation, with OUTDIR/fuzz-state-replay -v OUTDIR/crash-... (the same
-# target built without libFuzzer).  Environment:
+# target built without libFuzzer), both with UBSAN_OPTIONS as set below.
+# Environment:
 #
 #   PAC_FUZZ_SECONDS   total fuzzing time, split between the two targets:
 #                      a third for the parser, the rest for the state
@@ -61,13 +62,21 @@ echo "building $outdir/fuzz-parse with $CLANG"
 "$CLANG" $flags "$srcdir/lib/pac-parse.c" "$srcdir/tests/fuzz-parse.c" \
     -o "$outdir/fuzz-parse"
 
+# The state fuzzer's float-cast checks report and go on, so that
+# tests/fuzz-state.supp can suppress those of known libpac defects;
+# halt_on_error stops at any other report.
+state_flags="-fsanitize-recover=float-cast-overflow"
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+UBSAN_OPTIONS="$UBSAN_OPTIONS:suppressions=$srcdir/tests/fuzz-state.supp"
+export UBSAN_OPTIONS
+
 echo "building $outdir/fuzz-state with $CLANG"
-"$CLANG" $flags "$srcdir"/lib/*.c "$srcdir/tests/fuzz-state.c" \
+"$CLANG" $flags $state_flags "$srcdir"/lib/*.c "$srcdir/tests/fuzz-state.c" \
     -o "$outdir/fuzz-state"
 
 echo "building $outdir/fuzz-state-replay with $CLANG"
 "$CLANG" -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-    -DPAC_FUZZ_STANDALONE -I "$srcdir/lib" -I "$srcdir/tests" \
+    $state_flags -DPAC_FUZZ_STANDALONE -I "$srcdir/lib" -I "$srcdir/tests" \
     "$srcdir"/lib/*.c "$srcdir/tests/fuzz-state.c" \
     -o "$outdir/fuzz-state-replay"
 
