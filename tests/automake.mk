@@ -10,8 +10,9 @@ tests_test_scenario_SOURCES = $(PAC_SIM_FILES) tests/test-scenario.c
 tests_test_scenario_CFLAGS = $(PAC_SIM_CFLAGS)
 tests_test_scenario_LDADD = lib/libpac.la
 
-# TCP/IP segment parser.  The libFuzzer target is built and run by
-# tests/run-fuzz.sh (clang only), not by "make check".
+# TCP/IP segment parser.  Its libFuzzer target, and the one of libpac's
+# state (tests/fuzz-state.c), are built and run by tests/run-fuzz.sh (clang
+# only), not by "make check".
 check_PROGRAMS += tests/test-parse
 TESTS += tests/test-parse
 tests_test_parse_SOURCES = tests/test-parse.c tests/pac-test.h
@@ -19,14 +20,17 @@ tests_test_parse_LDADD = lib/libpac.la
 tests_test_parse_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib
 EXTRA_DIST += \
 	tests/fuzz-parse.c \
+	tests/fuzz-state.c \
+	tests/fuzz-state.supp \
 	tests/run-fuzz.sh \
-	tests/fuzz-corpus
+	tests/fuzz-corpus \
+	tests/fuzz-corpus-state
 
 # Unit tests of the PAC algorithm (lib/), one program per area.
 # tests/pac-test-seg.h builds segments and records the packets libpac
-# emits.
+# emits; tests/pac-test-fit.h checks the admission rule from outside.
 PAC_UNIT_SOURCES = tests/pac-test.h tests/pac-test-seg.h \
-	tests/pac-test-fixture.h
+	tests/pac-test-fixture.h tests/pac-test-fit.h
 PAC_UNIT_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib
 
 check_PROGRAMS += tests/test-pac-config

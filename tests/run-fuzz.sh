@@ -2,20 +2,32 @@
 # Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
 # Version 2.0 (the "License"); see LICENSE.
 #
-# Builds the libFuzzer target for the segment parser (tests/fuzz-parse.c) with
-# clang and runs it for a bounded time.
+# Builds libpac's two libFuzzer targets with clang and runs them one after
+# the other for a bounded time:
+#
+#   fuzz-parse   the segment parser (tests/fuzz-parse.c);
+#   fuzz-state   pac_rx(), pac_tx(), pac_run() and the calls around them,
+#                with invariants checked after every call
+#                (tests/fuzz-state.c).
 #
 # usage: tests/run-fuzz.sh [OUTDIR]
 #
-# OUTDIR (default: build/fuzz) receives the fuzzer binary, the working corpus
-# (OUTDIR/corpus, seeded from tests/fuzz-corpus and kept across runs) and any
-# crash reproducers (OUTDIR/crash-*).  Environment:
+# OUTDIR (default: build/fuzz) receives the fuzzer binaries, their working
+# corpora (OUTDIR/corpus, seeded from tests/fuzz-corpus, and
+# OUTDIR/corpus-state, seeded from tests/fuzz-corpus-state; both kept across
+# runs) and any reproducers (OUTDIR/crash-*, OUTDIR/timeout-*, ...).  Replay
+# one with OUTDIR/fuzz-state OUTDIR/crash-..., or, printing every
+# operation, with OUTDIR/fuzz-state-replay -v OUTDIR/crash-... (the same
+# target built without libFuzzer), both with UBSAN_OPTIONS as set below.
+# Environment:
 #
-#   PAC_FUZZ_SECONDS   how long to fuzz (default 60)
+#   PAC_FUZZ_SECONDS   total fuzzing time, split between the two targets:
+#                      a third for the parser, the rest for the state
+#                      fuzzer (default 60: 20 + 40 seconds)
 #   CLANG              compiler to use (default: clang, else clang-14)
 #
-# Exits non-zero if the build fails or the fuzzer finds a crash or an
-# invariant violation.
+# Exits non-zero if a build fails or a fuzzer finds a crash, an invariant
+# violation, undefined behaviour or an input that runs 10 seconds.
 
 set -e
 
@@ -24,6 +36,11 @@ outdir=${1:-build/fuzz}
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 seconds=${PAC_FUZZ_SECONDS:-60}
+parse_seconds=$((seconds / 3))
+state_seconds=$((seconds - parse_seconds))
+if test "$parse_seconds" -lt 1; then
+    parse_seconds=1
+fi
 
 if test -z "$CLANG"; then
     for cc in clang clang-14; do
@@ -38,29 +55,61 @@ if test -z "$CLANG"; then
     exit 1
 fi
 
+flags="-g -O1 -fsanitize=fuzzer,address,undefined
+       -fno-sanitize-recover=undefined -I $srcdir/lib -I $srcdir/tests"
+
 echo "building $outdir/fuzz-parse with $CLANG"
-"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=undefined \
-    -I "$srcdir/lib" \
-    "$srcdir/lib/pac-parse.c" "$srcdir/tests/fuzz-parse.c" \
+"$CLANG" $flags "$srcdir/lib/pac-parse.c" "$srcdir/tests/fuzz-parse.c" \
     -o "$outdir/fuzz-parse"
 
-corpus=$outdir/corpus
-mkdir -p "$corpus"
-cp "$srcdir"/tests/fuzz-corpus/* "$corpus"/
+# The state fuzzer's float-cast checks report and go on, so that
+# tests/fuzz-state.supp can suppress those of known libpac defects;
+# halt_on_error stops at any other report.
+state_flags="-fsanitize-recover=float-cast-overflow"
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+UBSAN_OPTIONS="$UBSAN_OPTIONS:suppressions=$srcdir/tests/fuzz-state.supp"
+export UBSAN_OPTIONS
 
-echo "fuzzing for $seconds seconds (corpus: $corpus)"
-status=0
-"$outdir/fuzz-parse" \
-    -max_total_time="$seconds" \
-    -print_final_stats=1 \
-    -artifact_prefix="$outdir/" \
-    "$corpus" || status=$?
+echo "building $outdir/fuzz-state with $CLANG"
+"$CLANG" $flags $state_flags "$srcdir"/lib/*.c "$srcdir/tests/fuzz-state.c" \
+    -o "$outdir/fuzz-state"
 
-if test $status -ne 0; then
-    echo "$0: fuzzer failed (exit status $status); reproducers:" >&2
-    ls "$outdir"/crash-* "$outdir"/leak-* "$outdir"/timeout-* \
-       "$outdir"/oom-* 2>/dev/null >&2 || true
+echo "building $outdir/fuzz-state-replay with $CLANG"
+"$CLANG" -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+    $state_flags -DPAC_FUZZ_STANDALONE -I "$srcdir/lib" -I "$srcdir/tests" \
+    "$srcdir"/lib/*.c "$srcdir/tests/fuzz-state.c" \
+    -o "$outdir/fuzz-state-replay"
+
+# Runs fuzzer $1 on corpus directory $2, seeded from $3, for $4 seconds,
+# with the extra libFuzzer options that follow.
+fuzz() {
+    fuzzer=$1 corpus=$2 seeds=$3 secs=$4
+    shift 4
+    mkdir -p "$corpus"
+    cp "$seeds"/* "$corpus"/
+    echo "fuzzing $fuzzer for $secs seconds (corpus: $corpus)"
+    status=0
+    "$outdir/$fuzzer" \
+        -max_total_time="$secs" \
+        -timeout=10 \
+        -print_final_stats=1 \
+        -artifact_prefix="$outdir/" \
+        "$@" "$corpus" || status=$?
+    if test $status -ne 0; then
+        echo "$0: $fuzzer failed (exit status $status); reproducers:" >&2
+        ls "$outdir"/crash-* "$outdir"/leak-* "$outdir"/timeout-* \
+           "$outdir"/oom-* >&2 2>/dev/null || true
+        return 1
+    fi
+}
+
+failed=
+fuzz fuzz-parse "$outdir/corpus" "$srcdir/tests/fuzz-corpus" \
+    "$parse_seconds" || failed=yes
+fuzz fuzz-state "$outdir/corpus-state" "$srcdir/tests/fuzz-corpus-state" \
+    "$state_seconds" -max_len=4096 || failed=yes
+
+if test -n "$failed"; then
     exit 1
 fi
 echo "fuzzing finished without failures"

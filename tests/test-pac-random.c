@@ -22,12 +22,19 @@
  *   - after pac_run(), no flow's oldest held packet has been its oldest for
  *     max_hold or longer (the hold bound limits how long a flow waits for
  *     its next packet to leave; with a per-packet bound this holds too);
+ *   - the algorithm's admission rule (tests/pac-test-fit.h): a segment that
+ *     leaves in its turn, released as PAC_REL_FIT or passed at once, never
+ *     takes in_flight above what the threshold admits unless in_flight was
+ *     0, and in_flight rises only when a segment leaves;
  *
- * and at the end that pac_destroy() returns every packet still held. */
+ * and at the end that pac_destroy() returns every packet still held.  A
+ * libpac whose fits() admits every trigger fails the admission check (in
+ * each of the three configurations). */
 
 #include "pac.h"
 
 #include "pac-test-seg.h"
+#include "pac-test-fit.h"
 
 #define MAX(A, B) ((A) > (B) ? (A) : (B))
 
@@ -75,6 +82,7 @@ struct sim {
     uint32_t peer_seq[N_TEST_FLOWS];
     uint32_t vm_ack[N_TEST_FLOWS];
 
+    struct fit_watch fit;       /* The admission rule. */
     char err[512];              /* First violation, or "". */
 };
 
@@ -211,6 +219,19 @@ sim_emit(void *aux, void *pkt_, enum pac_emit emit)
         fail("unknown pac_emit value", pkt);
     }
     held_remove(flow, pos);
+    if (sim.pac) {
+        fit_watch_emit(&sim.fit, sim.pac);
+    }
+}
+
+/* The admission rule, when a call returns (see tests/pac-test-fit.h). */
+static void
+check_fit(bool own_in_turn, bool own_left)
+{
+    fit_watch_end(&sim.fit, sim.pac, own_in_turn, own_left);
+    if (sim.fit.err[0]) {
+        fail(sim.fit.err, -1);
+    }
 }
 
 static void
@@ -332,6 +353,7 @@ do_rx(void)
         s.mss = chance(50) ? 0 : 536 + rnd_below(9000);
     }
     pac_rx(sim.pac, &s, sim.now, sim_emit, NULL);
+    check_fit(false, false);
 }
 
 static void
@@ -345,6 +367,7 @@ do_tx(void)
     enum pac_verdict v;
     int pkt = sim.n_tx;
     int r = rnd_below(100);
+    bool held_before = sim.n_held[f] > 0;
 
     if (pkt >= MAX_TX) {
         return;
@@ -388,6 +411,13 @@ do_tx(void)
     sim.n_tx++;
 
     v = pac_tx(sim.pac, &s, P(pkt), sim.now, sim_emit, NULL);
+    /* A duplicate ACK passes at once whatever in_flight is: a segment that
+     * libpac may take for one (no payload, SYN, FIN or RST) of a flow that
+     * held nothing is not claimed to have left in its turn. */
+    check_fit(v == PAC_PASS
+              && (len || (flags & (PAC_TCP_SYN | PAC_TCP_FIN | PAC_TCP_RST))
+                  || held_before),
+              v == PAC_PASS);
     if (sim.pkts[pkt].state != PS_NEW) {
         return;                 /* Reported by sim_emit(). */
     }
@@ -445,6 +475,7 @@ sim_run(const struct pac_config *cfg, uint64_t seed, int steps)
         snprintf(sim.err, sizeof sim.err, "pac_create() failed");
         return false;
     }
+    fit_watch_init(&sim.fit, sim.pac, cfg->default_mss);
 
     for (sim.step = 0; sim.step < steps && !sim.err[0]; sim.step++) {
         int r = rnd_below(100);
@@ -458,9 +489,11 @@ sim_run(const struct pac_config *cfg, uint64_t seed, int steps)
             check_invariants(false);
         } else if (r < 99) {
             pac_run(sim.pac, sim.now, sim_emit, NULL);
+            check_fit(false, false);
             check_invariants(true);
         } else {
             pac_flush(sim.pac, sim_emit, NULL);
+            check_fit(false, false);
             if (sim.total_held) {
                 fail("pac_flush() left packets held", -1);
             }
@@ -468,8 +501,12 @@ sim_run(const struct pac_config *cfg, uint64_t seed, int steps)
         }
     }
 
-    pac_destroy(sim.pac, sim_emit, NULL);
-    sim.pac = NULL;
+    {
+        struct pac *pac = sim.pac;
+
+        sim.pac = NULL;         /* sim_emit() must not look at it. */
+        pac_destroy(pac, sim_emit, NULL);
+    }
     if (!sim.err[0] && sim.total_held) {
         fail("pac_destroy() did not release every held packet", -1);
     }
