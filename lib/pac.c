@@ -286,8 +286,12 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
         struct pac_held *p = &pac->held[h];
         uint32_t next = p->flow_next;
 
+        /* Within a window of the newest: ACK numbers a receiver sends
+         * half the sequence space apart are not ordered, and are left
+         * alone. */
         if (have_newest && p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
-            && pac_seq_lt(p->ack, newest)) {
+            && pac_seq_lt(p->ack, newest)
+            && newest - p->ack < PAC_MAX_WINDOW) {
             void *pkt = p->pkt;
 
             pac_queue_unlink(pac, flow_idx, prev, h);

@@ -31,6 +31,9 @@
  *     a released packet is its connection's oldest held one, a passed one's
  *     connection holds nothing (bursts included), and only a pure ACK
  *     superseded by a newer held pure ACK is dropped as stale;
+ *   - a zero-window copy (request_copy_us, pac_set_copy_cb()) is of a
+ *     held packet at its connection's head, with payload, at most once,
+ *     and only when it fits, like a release in turn;
  *   - held packets within max_held (libpac caps them by count only: there
  *     is no byte cap to check), the per-level and per-flow counts
  *     (pac_dump_flows()) equal to the packets held, the flow table within
@@ -47,10 +50,7 @@
  *     future, at the latest after two more pac_run() calls at its word
  *     (no busy loop).
  *
- * A violation prints the operation and calls abort().  A known defect
- * (enum known_defect) ends the input where it shows instead; undefined
- * behaviour of known defects inside libpac is suppressed by
- * tests/fuzz-state.supp.  Built with
+ * A violation prints the operation and calls abort().  Built with
  * -fsanitize=fuzzer,address,undefined by tests/run-fuzz.sh.  Built with
  * -DPAC_FUZZ_STANDALONE, it is a plain program that runs the files named on
  * its command line (to replay a reproducer without libFuzzer); -v as the
@@ -93,20 +93,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_STEP_US (UINT64_C(40) * 60 * 1000000)
 #define MAX_AGE_US (UINT64_C(1) << 31)
 
-/* Known libpac defects (issue 31) that stop an input where they show, so
- * that the invariants they break do not fail the run until their fixes
- * land.  Each is counted and the counts printed at exit. */
-enum known_defect {
-    DEFECT_TRIGGER_WRAP,
-    N_DEFECTS
-};
-
-static const char *const defect_names[N_DEFECTS] = {
-    "trigger arithmetic: a flow's budget wrapped at 2^31",
-};
-
-static uint64_t defect_hits[N_DEFECTS];
-
 enum pkt_state {
     PS_NEW,                     /* In its pac_tx() call. */
     PS_PASSED,
@@ -121,6 +107,7 @@ struct fz_pkt {
     uint32_t len;
     uint32_t ack;
     enum pkt_state state;
+    bool copied;                /* A zero-window copy of it went. */
 };
 
 /* What the fuzzer knows of one connection. */
@@ -155,7 +142,6 @@ struct fz {
     uint64_t n_held_ever;
 
     struct fit_watch fit;
-    bool stopped;               /* A known defect showed: the input ends. */
 };
 
 static struct fz fz;
@@ -177,35 +163,6 @@ report(const char *what, int pkt)
             report(#COND, PKT);                                         \
         }                                                               \
     } while (0)
-
-static void
-print_defect_hits(void)
-{
-    for (int i = 0; i < N_DEFECTS; i++) {
-        if (defect_hits[i]) {
-            fprintf(stderr, "fuzz-state: %"PRIu64" inputs stopped at a "
-                    "known defect (%s)\n", defect_hits[i], defect_names[i]);
-        }
-    }
-}
-
-static void
-known_defect(enum known_defect d)
-{
-    static bool registered;
-
-    if (!registered) {
-        registered = true;
-        atexit(print_defect_hits);
-    }
-    if (!fz.stopped) {
-        defect_hits[d]++;
-        fz.stopped = true;
-        if (fz.verbose) {
-            fprintf(stderr, "  known defect: %s\n", defect_names[d]);
-        }
-    }
-}
 
 /* Input. */
 
@@ -484,7 +441,7 @@ may_supersede(const struct fz_pkt *q, const struct fz_pkt *p)
 static void
 check_fit(int pkt)
 {
-    if (fz.fit.err[0] && !fz.stopped) {
+    if (fz.fit.err[0]) {
         report(fz.fit.err, pkt);
     }
 }
@@ -499,6 +456,30 @@ conn_held_remove(struct fz_conn *c, int pos)
     if (!pos) {
         c->head_since = fz.latest;
     }
+}
+
+/* A zero-window copy of a held request (request_copy_us): of a packet
+ * held at its connection's head, with payload, once. */
+static void
+fz_copy(void *aux, void *pkt_)
+{
+    int pkt = (int) ((struct fz_pkt *) pkt_ - fz.pkts);
+    struct fz_pkt *p;
+
+    FUZZ_ASSERT(aux == &fz, -1);
+    FUZZ_ASSERT(pkt >= 0 && pkt < fz.n_pkts, pkt);
+    p = &fz.pkts[pkt];
+    FUZZ_ASSERT(p->state == PS_HELD, pkt);
+    FUZZ_ASSERT(fz.conns[p->conn].n_held
+                && fz.conns[p->conn].held[0] == pkt, pkt);
+    FUZZ_ASSERT(p->len > 0, pkt);
+    FUZZ_ASSERT(!p->copied, pkt);
+    p->copied = true;
+    if (fz.verbose) {
+        fprintf(stderr, "  copy of packet %d\n", pkt);
+    }
+    fit_watch_copy(&fz.fit, fz.pac);
+    check_fit(pkt);
 }
 
 static void
@@ -762,6 +743,7 @@ do_tx(void)
     p->len = len;
     p->ack = ack;
     p->state = PS_NEW;
+    p->copied = false;
     fz.n_pkts++;
 
     begin_call("pac_tx");
@@ -817,7 +799,7 @@ do_run(void)
     pac_run(fz.pac, fz.now, fz_emit, &fz);
     end_call(false, false);
 
-    if (fz.now == fz.latest && !fz.stopped) {
+    if (fz.now == fz.latest) {
         uint64_t bound = fz.cfg.max_hold_us;
 
         for (int i = 0; i < N_CONNS; i++) {
@@ -955,9 +937,6 @@ check_all(void)
     uint32_t sum = 0;
     size_t n;
 
-    if (fz.stopped) {
-        return;
-    }
     pac_get_stats(fz.pac, &st);
 
     /* Held packets and their caps. */
@@ -999,17 +978,6 @@ check_all(void)
         }
     }
     accounted += fz.pac->unattributed;
-    if (st.in_flight >= accounted + (UINT64_C(1) << 31)) {
-        /* Known defect, issue 31, "Trigger arithmetic": a trigger that
-         * takes a flow's outstanding bytes to 2^31 or more (ACK deltas are
-         * not bounded by what the peer sent: an ACK number 2^30 past the
-         * flow's last one counts 2^31 in slow start) wraps its budget_end,
-         * and in_flight keeps bytes no flow accounts for.  Its mark is an
-         * excess of 2^31 or more; the input stops there.  Remove this when
-         * the fix lands. */
-        known_defect(DEFECT_TRIGGER_WRAP);
-        return;
-    }
     if (st.in_flight > accounted) {
         dump_budgets();
     }
@@ -1025,6 +993,7 @@ run_input(void)
 
     fz.pac = pac_create(&fz.cfg, fz.now);
     FUZZ_ASSERT(fz.pac, -1);
+    pac_set_copy_cb(fz.pac, fz_copy);
     fit_watch_init(&fz.fit, fz.pac, fz.cfg.default_mss);
     for (int i = 0; i < N_CONNS; i++) {
         fz.conns[i].peer_seq = in_u32();
@@ -1032,7 +1001,7 @@ run_input(void)
         fz.conns[i].vm_ack = fz.conns[i].peer_seq;
     }
 
-    for (fz.op = 0; fz.in_left && fz.op < MAX_OPS && !fz.stopped; fz.op++) {
+    for (fz.op = 0; fz.in_left && fz.op < MAX_OPS; fz.op++) {
         b = in_u8();
         switch (b % 16) {
         case 0: case 1: case 2: case 3: case 4:
@@ -1063,7 +1032,7 @@ run_input(void)
             break;
         default:
             /* Several segments at one time. */
-            for (int i = 1 + (b >> 4) % 4; i > 0 && !fz.stopped; i--) {
+            for (int i = 1 + (b >> 4) % 4; i > 0; i--) {
                 do_rx();
             }
             break;

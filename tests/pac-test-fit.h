@@ -128,6 +128,14 @@ fit_watch_emit(struct fit_watch *w, const struct pac *pac)
     fit_watch_observe(w, pac, fit, true);
 }
 
+/* From the copy callback: a zero-window copy of a held request left, which
+ * PAC sends only when the peer's ACK of it fits (request_copy_us). */
+static inline void
+fit_watch_copy(struct fit_watch *w, const struct pac *pac)
+{
+    fit_watch_observe(w, pac, true, true);
+}
+
 /* When a call returns.  'own_in_turn': it was pac_tx() and passed its
  * segment, which fits() had to admit; 'own_left': it passed its
  * segment. */
