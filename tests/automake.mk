@@ -21,6 +21,7 @@ tests_test_parse_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib
 EXTRA_DIST += \
 	tests/fuzz-parse.c \
 	tests/fuzz-state.c \
+	tests/fuzz-replay.h \
 	tests/run-fuzz.sh \
 	tests/fuzz-corpus \
 	tests/fuzz-corpus-state

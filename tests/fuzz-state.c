@@ -1093,37 +1093,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef PAC_FUZZ_STANDALONE
+#include "fuzz-replay.h"
+
 int
 main(int argc, char *argv[])
 {
-    int i = 1;
+    int first = 1;
 
     if (argc > 1 && !strcmp(argv[1], "-v")) {
         fz.verbose = true;
-        i++;
+        first++;
     }
-    for (; i < argc; i++) {
-        static uint8_t buf[1 << 20];
-        FILE *f = fopen(argv[i], "rb");
-        uint8_t *copy;
-        size_t n;
-
-        if (!f) {
-            perror(argv[i]);
-            return 1;
-        }
-        n = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-
-        /* An exactly sized copy, so that sanitizers see over-reads. */
-        copy = malloc(n ? n : 1);
-        if (!copy) {
-            abort();
-        }
-        memcpy(copy, buf, n);
-        LLVMFuzzerTestOneInput(copy, n);
-        free(copy);
-    }
-    return 0;
+    return fuzz_replay_files(argc, argv, first);
 }
 #endif
