@@ -9,11 +9,15 @@
 # PID and mount namespaces (veth pairs of its own; every daemon dies with
 # the namespace).
 #
+# Before the roots, and counted as one test each: tools/package deb and,
+# unless PAC_PACKAGING_RPM=no, tools/package rpm-rebuild (the source RPM,
+# rpmspec -P, rpmlint, rpmbuild --rebuild --nodeps).
+#
 # Usage: tests/packaging/run.sh [--no-build]
-#   --no-build   test the .debs already in build/packages/
-# Needs root.  Ends with "packaging: N passed, N failed".  Skipped (that
-# line with 0 and 0, and the reason) only when the configured Debian mirror
-# cannot be reached.  Logs and the root tarball: build/packages/test/.
+#   --no-build   no package builds: test the .debs already in build/packages/
+# Needs root.  Ends with "packaging: N passed, N failed".  The roots are
+# skipped (said on that line) only when the configured Debian mirror cannot
+# be reached.  Logs and the root tarball: build/packages/test/.
 # PAC_KEEP_ROOTS=yes keeps the scenario roots for inspection.
 
 set -uo pipefail
@@ -69,20 +73,44 @@ EOF
 
 # Reachability of the mirror: the Release file of its first entry.
 first=$(awk 'NR == 1 { print $2 "/dists/" $3 "/InRelease" }' <<<"$sources")
+mirror=yes
 if ! python3 -c 'import sys, urllib.request
 urllib.request.urlopen(sys.argv[1], timeout=20).read(1)' "$first" 2>/dev/null; then
-    finish 0 0 "skipped: the configured Debian mirror cannot be reached" 0
+    mirror=no
 fi
 
+# The package builds count as one test each.
+bpassed=0
+bfailed=0
+# build NAME COMMAND...: runs COMMAND (a package build) and counts it.
+build() {
+    local name=$1 t=$SECONDS
+    shift
+    say "$name"
+    if "$@"; then
+        echo "ok - $name ($((SECONDS - t)) s)"
+        bpassed=$((bpassed + 1))
+    else
+        echo "not ok - $name ($((SECONDS - t)) s)"
+        bfailed=$((bfailed + 1))
+        return 1
+    fi
+}
 if [ "${1:-}" != --no-build ]; then
-    say "building the .debs (tools/package deb)"
-    t=$SECONDS
-    tools/package deb || finish 0 1 "tools/package deb failed" 1
-    say "packages built in $((SECONDS - t)) s"
+    build "tools/package deb (dpkg-buildpackage -b, lintian)" \
+        tools/package deb || finish $bpassed $bfailed "" 1
+    if [ "${PAC_PACKAGING_RPM:-yes}" != no ]; then
+        build "tools/package rpm-rebuild (source RPM, rpmspec -P, rpmlint, rpmbuild --rebuild --nodeps)" \
+            tools/package rpm-rebuild
+    fi
+fi
+if [ $mirror = no ]; then
+    finish $bpassed $bfailed "install tests skipped: the configured Debian mirror cannot be reached" \
+        $((bfailed > 0))
 fi
 debs=("$out"/openvswitch-switch-pac_*.deb "$out"/ovs-pac-agent_*.deb)
 for d in "${debs[@]}"; do
-    [ -f "$d" ] || finish 0 1 "$d missing; run tools/package deb" 1
+    [ -f "$d" ] || finish $bpassed $((bfailed + 1)) "$d missing; run tools/package deb" 1
 done
 
 # The .debs as seen inside a root.
@@ -180,7 +208,9 @@ done
 
 passed=$(cat "$work"/install.log "$work"/upgrade.log | grep -c '^ok ')
 failed=$(cat "$work"/install.log "$work"/upgrade.log | grep -c '^not ok ')
-if [ "$failed" -gt 0 ] || [ $status -ne 0 ]; then
-    finish "$passed" "$((failed > 0 ? failed : 1))" "" 1
+if [ "$failed" -eq 0 ] && [ $status -ne 0 ]; then
+    failed=1
 fi
-finish "$passed" 0 "" 0
+passed=$((passed + bpassed))
+failed=$((failed + bfailed))
+finish "$passed" "$failed" "" $((failed > 0))
