@@ -185,10 +185,12 @@ class Workload:
 
     def describe(self) -> str:
         if self.overlap:
-            size = (f"{self.bytes_per_sender} B" if self.bytes_per_sender
-                    else f"{self.total_bytes} B split")
+            if self.bytes_per_sender:
+                return (f"{self.senders} senders, {self.rounds} requests "
+                        f"of {self.request_fanout()} x "
+                        f"{self.bytes_per_sender} B")
             return (f"{self.senders} senders, {self.rounds} requests of "
-                    f"{self.request_fanout()} x {size}")
+                    f"{self.total_bytes} B from {self.request_fanout()}")
         if self.bytes_per_sender:
             return f"{self.senders} x {self.bytes_per_sender} B"
         return f"{self.senders} senders, {self.total_bytes} B in total"
