@@ -236,12 +236,13 @@ class RunResult:
     round_vm_timeouts: list = field(default_factory=list)
     setup_vm_timeouts: int = 0
     # Overlapping requests: "rounds" or "overlap"; answers per request,
-    # requests a second, and the most requests outstanding at once (0 for
-    # rounds).
+    # requests a second, the most requests outstanding at once and the
+    # most answers queued on one connection (0 for rounds).
     workload: str = "rounds"
     fanout: int = 0
     rate_rps: float = 0.0
     max_outstanding: int = 0
+    max_queue: int = 0
     # Of vm_timeouts, those on the client's connections for the senders'
     # counters (overlapping requests only): the measurement's own share.
     stats_vm_timeouts: int = 0
@@ -683,6 +684,7 @@ class Testbed:
             round_vm_timeouts=vm,
             setup_vm_timeouts=int(rto.get("setup_vm_timeouts", 0)),
             max_outstanding=int(res.get("max_outstanding", 0)),
+            max_queue=int(res.get("max_queue", 0)),
             stats_vm_timeouts=int(rto.get("stats_vm_timeouts", 0)))
 
     # -- tear-down -----------------------------------------------------------
