@@ -16,7 +16,8 @@
  *
  * Request, client -> server, REQ_LEN bytes:
  *     u32 magic      REQ_MAGIC_DATA or REQ_MAGIC_STATS
- *     u32 round      round number (1-based; 0 for the baseline stats query)
+ *     u32 round      round number, or request number with overlapping
+ *                    requests (1-based; for STATS: any)
  *     u32 conn_id    client-wide connection index (seeds the pattern)
  *     u32 nbytes     size of the answer (DATA); 0 for STATS
  *

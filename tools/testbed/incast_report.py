@@ -1,4 +1,6 @@
-"""Tables, CSV files and plots of incast runs (incast_testbed.RunResult)."""
+"""Tables, CSV files and plots of incast runs (incast_testbed.RunResult),
+rounds and overlapping requests alike (for the latter a "round" is a
+request)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,13 @@ def label(mode: str, cfg: TestbedConfig) -> str:
 
 
 def workload_name(r: RunResult) -> str:
+    """Rounds: "64 KB per sender", "1 MB in total"; overlapping requests:
+    "overlap, 64 KB" (per answer), "overlap, 1 MB" (per request).  The
+    table's and the plot's "rounds" are requests for the latter."""
+    if r.workload == "overlap":
+        if r.bytes_per_sender:
+            return f"overlap, {r.bytes_per_sender // 1024} KB"
+        return f"overlap, {r.total_bytes / 2**20:g} MB"
     if r.bytes_per_sender:
         return f"{r.bytes_per_sender // 1024} KB per sender"
     return f"{r.total_bytes / 2**20:g} MB in total"
@@ -114,7 +123,9 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
         axes[0][col].set_title(wl)
         axes[0][col].set_ylabel("goodput (Mbit/s)")
         axes[0][col].set_ylim(bottom=0)
-        axes[1][col].set_ylabel("rounds with a timeout")
+        axes[1][col].set_ylabel("requests with a timeout"
+                                if wl.startswith("overlap")
+                                else "rounds with a timeout")
         axes[1][col].set_ylim(-0.05, 1.05)
         axes[2][col].set_ylabel("VM's own RTOs per run")
         axes[2][col].set_ylim(bottom=0)

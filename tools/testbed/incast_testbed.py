@@ -8,7 +8,9 @@ and the patched ovs-vswitchd on the receiver's hypervisor.
 
 Every sender host runs one `incast server`; the VM runs `incast client`
 (bench/incast), which opens N connections spread evenly over the hosts and
-runs barrier-synchronised rounds.  The bottleneck is the ToR port toward
+runs barrier-synchronised rounds, or overlapping requests (Poisson
+arrivals, each to a random subset of the connections; Workload.overlap).
+The bottleneck is the ToR port toward
 the hypervisor: `tc tbf` with `rate` and a byte `limit` is a drop-tail
 queue of that size, the shallow switch buffer of the paper.  PAC runs on
 the VM's port (vm-p) of the hypervisor's Open vSwitch: "off" = plain OVS
@@ -144,13 +146,51 @@ class TestbedConfig:
 
 @dataclass
 class Workload:
-    """Paper §V: 'fixed volume per sender' or 'fixed total volume'."""
+    """Paper §V: 'fixed volume per sender' or 'fixed total volume', in
+    barrier-synchronised rounds; or, with 'overlap', requests that arrive
+    at Poisson times whether or not earlier answers are still flowing, each
+    to 'fanout' connections drawn at random ('rounds' of them; each answer
+    'bytes_per_sender', or 'total_bytes' split over the fanout)."""
     senders: int
-    rounds: int = 10
+    rounds: int = 10                # Rounds, or requests with 'overlap'.
     bytes_per_sender: int = 0       # One of these two is set.
     total_bytes: int = 0
+    overlap: bool = False
+    rate_rps: float = 0.0           # Requests a second; 0: from 'load'.
+    fanout: int = 0                 # Answers a request; 0: senders / 4.
+    # With rate_rps 0: the offered load, as a share of the bottleneck.
+    load: float = 0.5
+    seed: int = 1                   # Of the arrival times and the draws.
+    # How often the client samples the senders' counters (0: at the start
+    # and the end only): bench/incast/README.md, "Overlapping requests".
+    stats_ms: int = 50
+
+    def request_fanout(self) -> int:
+        """Answers per overlapping request: 'fanout', or a quarter of the
+        connections, so that each request is an incast of its own and
+        the requests overlapping it bring more."""
+        return min(self.senders, self.fanout or max(1, self.senders // 4))
+
+    def request_bytes(self) -> int:
+        """Answer bytes per overlapping request."""
+        return (self.total_bytes
+                or self.bytes_per_sender * self.request_fanout())
+
+    def request_rate(self, rate_mbit: float) -> float:
+        """Requests a second: 'rate_rps', or 'load' x the bottleneck's rate
+        in requests of request_bytes()."""
+        if self.rate_rps:
+            return self.rate_rps
+        return self.load * rate_mbit * 1e6 / 8 / self.request_bytes()
 
     def describe(self) -> str:
+        if self.overlap:
+            if self.bytes_per_sender:
+                return (f"{self.senders} senders, {self.rounds} requests "
+                        f"of {self.request_fanout()} x "
+                        f"{self.bytes_per_sender} B")
+            return (f"{self.senders} senders, {self.rounds} requests of "
+                    f"{self.total_bytes} B from {self.request_fanout()}")
         if self.bytes_per_sender:
             return f"{self.senders} x {self.bytes_per_sender} B"
         return f"{self.senders} senders, {self.total_bytes} B in total"
@@ -158,6 +198,10 @@ class Workload:
 
 @dataclass
 class RunResult:
+    """One run.  With overlapping requests (workload "overlap") a "round"
+    is a request: 'rounds' counts requests, 'timeout_rounds' the requests
+    during which a sender's or the VM's RTO fired or an answer stalled,
+    and the round_* lists are per request."""
     mode: str                       # "off" or "pac".
     senders: int
     rounds: int
@@ -191,6 +235,17 @@ class RunResult:
     vm_timeouts: int = 0
     round_vm_timeouts: list = field(default_factory=list)
     setup_vm_timeouts: int = 0
+    # Overlapping requests: "rounds" or "overlap"; answers per request,
+    # requests a second, the most requests outstanding at once and the
+    # most answers queued on one connection (0 for rounds).
+    workload: str = "rounds"
+    fanout: int = 0
+    rate_rps: float = 0.0
+    max_outstanding: int = 0
+    max_queue: int = 0
+    # Of vm_timeouts, those on the client's connections for the senders'
+    # counters (overlapping requests only): the measurement's own share.
+    stats_vm_timeouts: int = 0
 
     def round_timed_out(self) -> list:
         """Per round: whether a sender's RTO fired, an answer stalled or
@@ -525,8 +580,20 @@ class Testbed:
         jfile = self.workdir / f"run-{mode}-{wl.senders}.json"
         cmd = [str(INCAST), "client", "--servers", servers,
                "--conns-per-server", str(per_host),
-               "--rounds", str(wl.rounds), "--timeout-ms", str(timeout_ms),
+               "--timeout-ms", str(timeout_ms),
                "--stall-ms", str(self.stall_ms()), "--json", str(jfile)]
+        if wl.overlap:
+            rps = wl.request_rate(self.cfg.rate_mbit)
+            cmd += ["--poisson-rps", f"{rps:.6g}",
+                    "--fanout", str(wl.request_fanout()),
+                    "--requests", str(wl.rounds), "--seed", str(wl.seed),
+                    "--stats-ms", str(wl.stats_ms)]
+            # The requests arrive over about rounds / rps seconds; each
+            # may take up to timeout_ms.
+            budget = 60 + wl.rounds / rps + 2 * timeout_ms / 1000
+        else:
+            cmd += ["--rounds", str(wl.rounds)]
+            budget = 60 + wl.rounds * (timeout_ms / 1000 + 2)
         if wl.bytes_per_sender:
             cmd += ["--bytes-per-sender", str(wl.bytes_per_sender)]
         else:
@@ -536,7 +603,6 @@ class Testbed:
             self.pac_on()
         before = self._pac_counters() if mode == "pac" else {}
         drops0 = self.tbf_drops()
-        budget = 60 + wl.rounds * (timeout_ms / 1000 + 2)
         try:
             p = self.vm.run(cmd, check=False, timeout=budget)
             drops = self.tbf_drops() - drops0
@@ -554,7 +620,12 @@ class Testbed:
         finally:
             if mode == "pac":
                 self.pac_off()
-        return self._result(mode, wl, p, jfile, drops, pac, rtts)
+        r = self._result(mode, wl, p, jfile, drops, pac, rtts)
+        if wl.overlap:
+            r.workload = "overlap"
+            r.fanout = wl.request_fanout()
+            r.rate_rps = round(wl.request_rate(self.cfg.rate_mbit), 3)
+        return r
 
     def stall_ms(self) -> int:
         """The wait within an answer that the incast client counts as a
@@ -583,7 +654,9 @@ class Testbed:
                                f": {p.stderr.strip()[-2000:]}")
         rcts, rtos, stalls, vm = [], [], [], []
         try:
-            rounds = json.loads(jfile.read_text())["rounds"]
+            doc = json.loads(jfile.read_text())
+            # Per round, or per overlapping request: the same fields.
+            rounds = doc["requests"] if "requests" in doc else doc["rounds"]
             rcts = [r["rct_ms"] for r in rounds if r.get("ok")]
             rtos = [r.get("sender_rtos", -1) for r in rounds]
             stalls = [r.get("stalls", 0) for r in rounds]
@@ -609,7 +682,10 @@ class Testbed:
             stall_rounds=int(rto.get("stall_rounds", 0)),
             vm_timeouts=int(rto.get("vm_timeouts", 0)),
             round_vm_timeouts=vm,
-            setup_vm_timeouts=int(rto.get("setup_vm_timeouts", 0)))
+            setup_vm_timeouts=int(rto.get("setup_vm_timeouts", 0)),
+            max_outstanding=int(res.get("max_outstanding", 0)),
+            max_queue=int(res.get("max_queue", 0)),
+            stats_vm_timeouts=int(rto.get("stats_vm_timeouts", 0)))
 
     # -- tear-down -----------------------------------------------------------
 
