@@ -27,6 +27,8 @@ ovn-northd run beside the testbed (testbed.ovn_env.OvnCentral).
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Optional
 
 from .incast_testbed import (UPLINK_PORT, VM_IP, VM_PORT, PacConfigError,
                              Testbed)
@@ -71,9 +73,9 @@ class OvnTestbed(Testbed):
         super().__init__(*args, **kwargs)
         if not self.cfg.ovn:
             raise ValueError("OvnTestbed: TestbedConfig.ovn must be set")
-        self.central: OvnCentral = None
-        self.chassis: Chassis = None
-        self.agent: PacAgent = None
+        self.central: Optional[OvnCentral] = None
+        self.chassis: Optional[Chassis] = None
+        self.agent: Optional[PacAgent] = None
         self.pac_options: list[str] = []    # Keys set by _pac_enable().
 
     def switch_description(self) -> str:
@@ -177,7 +179,7 @@ class OvnTestbed(Testbed):
                 if self.central:
                     self.central.close()
 
-    def save_logs(self, dest) -> None:
+    def save_logs(self, dest: Path) -> None:
         super().save_logs(dest)
         if self.chassis:
             self.chassis.save_logs(dest / "chassis")
