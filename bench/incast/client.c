@@ -96,6 +96,31 @@ conn_fail(struct cconn *c, const char *fmt, ...)
 
 /* Reports an error on 'c' (with round and server) and takes the connection
  * out of the run: its state is unknown from now on. */
+/* Opens 'path' for the --json document; on failure reports it, counts an
+ * error and returns NULL. */
+static FILE *
+json_open(const char *path)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f) {
+        fprintf(stderr, "incast: %s: %s\n", path, strerror(errno));
+        cli.errors++;
+    }
+    return f;
+}
+
+/* Closes the --json document 'f' written to 'path', reporting and
+ * counting a write error. */
+static void
+json_close(FILE *f, const char *path)
+{
+    if (fclose(f)) {
+        fprintf(stderr, "incast: %s: %s\n", path, strerror(errno));
+        cli.errors++;
+    }
+}
+
 static void
 conn_fail(struct cconn *c, const char *fmt, ...)
 {
@@ -942,12 +967,9 @@ run_overlap(const struct ov_opts *o, const struct sockaddr_storage *addrs,
     p99 = percentile(sorted, n_ok, 99);
 
     if (json) {
-        FILE *f = fopen(json, "w");
+        FILE *f = json_open(json);
 
-        if (!f) {
-            fprintf(stderr, "incast: %s: %s\n", json, strerror(errno));
-            cli.errors++;
-        } else {
+        if (f) {
             fprintf(f, "{\n  \"workload\": \"overlap\", \"senders\": %d, "
                     "\"servers\": %d, \"conns_per_server\": %d,\n",
                     cli.n_conns, cli.n_servers, cli.n_conns / cli.n_servers);
@@ -992,10 +1014,7 @@ run_overlap(const struct ov_opts *o, const struct sockaddr_storage *addrs,
                     stall_reqs, total_rtos, total_retrans, vm_end - vm_start,
                     vm_setup, ov.max_outstanding, ov.max_queue,
                     span_s * 1e3, ov.n_samples, vm_stats);
-            if (fclose(f)) {
-                fprintf(stderr, "incast: %s: %s\n", json, strerror(errno));
-                cli.errors++;
-            }
+            json_close(f, json);
         }
     }
 
@@ -1274,12 +1293,9 @@ client_main(int argc, char *argv[])
                                                                n_ok, 99);
 
     if (json) {
-        FILE *f = fopen(json, "w");
+        FILE *f = json_open(json);
 
-        if (!f) {
-            fprintf(stderr, "incast: %s: %s\n", json, strerror(errno));
-            cli.errors++;
-        } else {
+        if (f) {
             fprintf(f, "{\n  \"senders\": %d, \"servers\": %d, "
                     "\"conns_per_server\": %lld,\n", cli.n_conns,
                     cli.n_servers, k);
@@ -1310,10 +1326,7 @@ client_main(int argc, char *argv[])
                     goodput, p50, p99, total_bytes, cli.errors,
                     timeout_rounds, stall_rounds, total_rtos, total_retrans,
                     total_vm, vm_setup);
-            if (fclose(f)) {
-                fprintf(stderr, "incast: %s: %s\n", json, strerror(errno));
-                cli.errors++;
-            }
+            json_close(f, json);
         }
     }
 
