@@ -36,6 +36,9 @@
 #define PAC_MAX_THRESHOLD (1u << 30)
 #define PAC_MAX_FLOWS_LIMIT (1u << 22)
 #define PAC_MAX_HELD_LIMIT (1u << 20)
+/* Room for the largest IP packet (an IPv6 one of 65 535 bytes of payload)
+ * and some more. */
+#define PAC_MIN_HELD_BYTES (128u << 10)
 #define PAC_MAX_IDLE_TIMEOUT_MS (30u * 60 * 1000)
 #define PAC_MAX_HOLD_LIMIT_US (10u * 1000 * 1000)
 
@@ -87,6 +90,10 @@ const struct pac_knob pac_knobs[] = {
          1, PAC_MAX_HELD_LIMIT,
          "Most packets held at once; over it the longest-waiting flow head "
          "is released."),
+    KNOB("max-held-bytes", OTHER_CONFIG, U32, max_held_bytes, "bytes",
+         32u << 20, PAC_MIN_HELD_BYTES, UINT32_MAX,
+         "Most IP bytes held at once; over it the longest-waiting flow "
+         "heads are released."),
     KNOB("idle-timeout-ms", OTHER_CONFIG, U32, idle_timeout_ms,
          "milliseconds", 300000, 1000, PAC_MAX_IDLE_TIMEOUT_MS,
          "A flow with no packet for this long is forgotten."),

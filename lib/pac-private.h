@@ -197,7 +197,17 @@ struct pac_flow_wnd {
     uint32_t reclaimed_end;     /* budget_end when a verdict that the peer
                                  * had sent all took its outstanding bytes,
                                  * if PAC_W_RECLAIMED. */
-    uint8_t bits;               /* PAC_W_*. */
+    uint32_t request_held;      /* The newest held request (a held packet's
+                                 * index), if PAC_W_REQUEST_HELD. */
+    uint32_t pure_max;          /* Highest ACK number of the pure ACKs held
+                                 * since the flow last held nothing, if
+                                 * PAC_W_PURE_MAX. */
+    uint32_t stale_below;       /* While PAC_W_STALE, after a stale-ACK */
+    uint32_t stale_tail;        /* detection: pure_max then, and the flow's
+                                 * tail then.  The pure ACKs up to that
+                                 * tail below that ACK number are dropped
+                                 * as they reach the head. */
+    uint16_t bits;              /* PAC_W_*. */
     uint8_t vm_wscale;          /* Window scale option of the receiver. */
     uint8_t dry_waits;          /* Dry times the peer's silence mid-answer
                                  * has been given (pac_reclaim_dry()). */
@@ -214,6 +224,9 @@ struct pac_flow_wnd {
                                  * window is at least the receiver's. */
 #define PAC_W_RECLAIMED 0x40    /* 'reclaimed_end' is valid: no trigger
                                  * went out since the verdict. */
+#define PAC_W_REQUEST_HELD 0x80  /* 'request_held' is valid. */
+#define PAC_W_PURE_MAX  0x100   /* 'pure_max' is valid. */
+#define PAC_W_STALE     0x200   /* 'stale_below' is valid. */
 #define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
 
 /* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the
@@ -299,6 +312,7 @@ struct pac_held {
                                  * clock (see pac-queue.c). */
     uint32_t ack;
     uint32_t payload_len;
+    uint32_t bytes;             /* The packet's IP bytes (held_bytes). */
     uint8_t kind;               /* PAC_K_*. */
     uint8_t flags;              /* PAC_H_*. */
     uint16_t window;            /* Raw window field, as it will be sent. */
@@ -321,6 +335,7 @@ struct pac {
     struct pac_held *held;      /* cfg.max_held entries. */
     uint32_t held_free;         /* Free list through flow_next. */
     uint32_t n_held;
+    uint64_t held_bytes;        /* Their IP bytes (cfg.max_held_bytes). */
     uint32_t age_head[PAC_N_CLASSES];
     uint32_t age_tail[PAC_N_CLASSES];
     /* The last window trigger of its age FIFO that pac_copy_requests() has
@@ -444,6 +459,8 @@ void pac_release_oldest(struct pac *, enum pac_release_cause,
                         pac_emit_cb *, void *aux);
 void pac_release_expired(struct pac *, enum pac_class first,
                          pac_emit_cb *, void *aux);
+void pac_drop_stale_heads(struct pac *, uint32_t flow_idx,
+                          pac_emit_cb *, void *aux);
 uint64_t pac_hold_deadline(const struct pac *);
 void pac_copy_requests(struct pac *, void *aux);
 uint64_t pac_copy_deadline(const struct pac *);
@@ -519,8 +536,7 @@ uint32_t pac_flow_pick_victim(struct pac *);
 bool pac_queue_init(struct pac *);
 void pac_queue_free(struct pac *);
 uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
-                        uint8_t kind, uint8_t flags,
-                        uint32_t ack, uint32_t payload_len);
+                        const struct pac_held *);
 uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
 void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
                       uint32_t h);

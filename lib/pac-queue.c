@@ -21,6 +21,7 @@
 
 #include <stdlib.h>
 #include "pac-private.h"
+#include <stdio.h>
 
 bool
 pac_queue_init(struct pac *pac)
@@ -158,15 +159,16 @@ age_append_head(struct pac *pac, uint32_t h)
     pac->age_tail[class] = h;
 }
 
-/* Appends 'pkt' to flow 'flow_idx's FIFO.  The caller has made room (the
+/* Appends 'pkt' to flow 'flow_idx's FIFO, as classified in 'd' (its kind,
+ * flags, ACK number, window and sizes).  The caller has made room (the
  * pool holds cfg.max_held packets), and then updates the flow's busy state
  * (pac_update_busy()).  Returns the held packet's index. */
 uint32_t
 pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
-               uint8_t kind, uint8_t flags,
-               uint32_t ack, uint32_t payload_len)
+               const struct pac_held *d)
 {
     struct pac_flow *f = &pac->flows[flow_idx];
+    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
     uint32_t h = pac->held_free;
     struct pac_held *p = &pac->held[h];
 
@@ -174,10 +176,23 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
     p->pkt = pkt;
     p->flow = flow_idx;
     p->enq_time = (uint32_t) pac->now;
-    p->ack = ack;
-    p->payload_len = payload_len;
-    p->kind = kind;
-    p->flags = flags;
+    p->ack = d->ack;
+    p->payload_len = d->payload_len;
+    p->bytes = d->bytes;
+    p->kind = d->kind;
+    p->flags = d->flags;
+    p->window = d->window;
+
+    if (p->kind == PAC_K_REQUEST) {
+        w->request_held = h;
+        w->bits |= PAC_W_REQUEST_HELD;
+    } else if (p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
+               && (!(w->bits & PAC_W_PURE_MAX)
+                   || pac_seq_gt(p->ack, w->pure_max))) {
+        w->pure_max = p->ack;
+        if (getenv("DBGQ")) fprintf(stderr, "LIB push pure %u flow %u n_held %u\n", p->ack, flow_idx, f->n_held);
+        w->bits |= PAC_W_PURE_MAX;
+    }
 
     p->flow_next = PAC_NONE;
     if (f->held_tail == PAC_NONE) {
@@ -191,6 +206,7 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
     f->n_held++;
 
     pac->n_held++;
+    pac->held_bytes += p->bytes;
     pac->n_held_level[f->level]++;
     return h;
 }
@@ -205,6 +221,7 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
                  uint32_t h)
 {
     struct pac_flow *f = &pac->flows[flow_idx];
+    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
     struct pac_held *p = &pac->held[h];
 
     if (prev == PAC_NONE) {
@@ -223,9 +240,19 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
     f->n_held--;
     pac->n_held_level[f->level]--;
     pac->n_held--;
+    pac->held_bytes -= p->bytes;
 
+    if (h == w->request_held) {
+        /* The flow's requests leave in order: none is left. */
+        w->bits &= ~PAC_W_REQUEST_HELD;
+    }
+    if (h == w->stale_tail) {
+        /* The last packet a stale-ACK detection saw has left. */
+        w->bits &= ~PAC_W_STALE;
+    }
     if (!f->n_held) {
         ring_remove(pac, flow_idx);
+        w->bits &= ~(PAC_W_PURE_MAX | PAC_W_STALE);
     }
     p->flow_next = pac->held_free;
     pac->held_free = h;

@@ -56,6 +56,44 @@ pac_release_head(struct pac *pac, uint32_t flow_idx,
     } else {
         emit(aux, d.pkt, PAC_EMIT_RELEASE);
     }
+    pac_drop_stale_heads(pac, flow_idx, emit, aux);
+}
+
+/* Whether held packet 'p' of a flow whose last stale-ACK detection left
+ * 'w' is a pure ACK that a newer one held then supersedes.  ACK numbers
+ * half the sequence space apart are not ordered, and are left alone. */
+static bool
+is_superseded(const struct pac_flow_wnd *w, const struct pac_held *p)
+{
+    return (p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
+            && pac_seq_lt(p->ack, w->stale_below)
+            && w->stale_below - p->ack < PAC_MAX_WINDOW);
+}
+
+/* After a stale-ACK detection (pac.c, handle_stale()): drops the pure
+ * ACKs at the head of flow 'flow_idx' that a newer held one supersedes.
+ * Called whenever the flow's head leaves, so each superseded ACK is
+ * dropped as it reaches the head, without a walk of the flow's packets;
+ * it triggers nothing then, and never counts as released.  The packet
+ * that pac_tx() is holding stays: it is the caller's until pac_tx()
+ * returns. */
+void
+pac_drop_stale_heads(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
+                     void *aux)
+{
+    struct pac_flow_wnd *w = &pac->flow_wnd[flow_idx];
+    struct pac_flow *f = &pac->flows[flow_idx];
+
+    while ((w->bits & PAC_W_STALE) && f->n_held
+           && f->held_head != pac->tx_held
+           && is_superseded(w, &pac->held[f->held_head])) {
+        void *pkt = pac->held[f->held_head].pkt;
+
+        pac_queue_pop_head(pac, flow_idx);
+        pac_update_busy(pac, flow_idx);
+        pac->stats.stale_drops++;
+        emit(aux, pkt, PAC_EMIT_DROP_STALE);
+    }
 }
 
 /* Releases flow 'flow_idx's packets up to and including held packet 'h'. */

@@ -260,53 +260,29 @@ update_level(struct pac *pac, uint32_t flow_idx)
 /* Section III-D: the receiver repeats an ACK while newer ones of the same
  * flow wait here, so the peer has retransmitted (it timed out or recovers).
  * Drop the waiting pure ACKs that a newer waiting one supersedes, serve the
- * flow first and assume it restarts in slow start. */
+ * flow first and assume it restarts in slow start.
+ *
+ * The superseded ACKs are dropped as they reach the flow's head
+ * (pac_drop_stale_heads()), not found by a walk of the flow's packets
+ * here: a flow may hold tens of thousands, and a receiver may repeat an
+ * ACK on every segment. */
 static void
 handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
              void *aux)
 {
+    struct pac_flow_wnd *w = &pac->flow_wnd[flow_idx];
     struct pac_flow *f = &pac->flows[flow_idx];
-    uint32_t newest = 0;
-    bool have_newest = false;
-    uint32_t prev = PAC_NONE;
-    uint32_t h;
 
-    for (h = f->held_head; h != PAC_NONE; h = pac->held[h].flow_next) {
-        const struct pac_held *p = &pac->held[h];
-
-        if (p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
-            && (!have_newest || pac_seq_gt(p->ack, newest))) {
-            newest = p->ack;
-            have_newest = true;
-        }
-    }
-
-    h = f->held_head;
-    while (h != PAC_NONE) {
-        struct pac_held *p = &pac->held[h];
-        uint32_t next = p->flow_next;
-
-        /* Within a window of the newest: ACK numbers a receiver sends
-         * half the sequence space apart are not ordered, and are left
-         * alone. */
-        if (have_newest && p->kind == PAC_K_ACK && (p->flags & PAC_H_PURE)
-            && pac_seq_lt(p->ack, newest)
-            && newest - p->ack < PAC_MAX_WINDOW) {
-            void *pkt = p->pkt;
-
-            pac_queue_unlink(pac, flow_idx, prev, h);
-            pac_update_busy(pac, flow_idx);
-            pac->stats.stale_drops++;
-            emit(aux, pkt, PAC_EMIT_DROP_STALE);
-        } else {
-            prev = h;
-        }
-        h = next;
+    if (w->bits & PAC_W_PURE_MAX) {
+        w->stale_below = w->pure_max;
+        w->stale_tail = f->held_tail;
+        w->bits |= PAC_W_STALE;
+        pac_drop_stale_heads(pac, flow_idx, emit, aux);
     }
 
     pac_queue_set_level(pac, flow_idx, 0);
     f->flags |= PAC_F_SLOW_START;
-    pac->flow_wnd[flow_idx].bits &= ~PAC_W_LIMITED;
+    w->bits &= ~PAC_W_LIMITED;
     pac_rr_mark(pac, flow_idx);
     pac->stats.stale_events++;
 }
@@ -480,17 +456,15 @@ out:
 /* Whether flow 'f' holds a request acknowledging 'ack': a second request
  * with the same ACK number is the receiver's retransmission of it (PAC held
  * the first past the receiver's RTO), which adds nothing but a bare ACK from
- * the peer. */
+ * the peer.  A retransmission carries the receiver's newest ACK number, so
+ * only the newest held request can match. */
 static bool
 holds_request(const struct pac *pac, const struct pac_flow *f, uint32_t ack)
 {
-    for (uint32_t h = f->held_head; h != PAC_NONE;
-         h = pac->held[h].flow_next) {
-        if (pac->held[h].kind == PAC_K_REQUEST && pac->held[h].ack == ack) {
-            return true;
-        }
-    }
-    return false;
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    return ((w->bits & PAC_W_REQUEST_HELD)
+            && pac->held[w->request_held].ack == ack);
 }
 
 /* Classifies segment 'seg' of flow 'f' leaving the receiver into 'd'. */
@@ -597,6 +571,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
         pac_window_clamp(pac, f, seg);
     }
     d.window = seg->window;
+    d.bytes = seg->ip_len;
     f->last_seen = (uint32_t) now_us;
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
@@ -628,13 +603,16 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     if (pac->n_held >= pac->cfg.max_held) {
         pac_release_oldest(pac, PAC_REL_CAP, emit, aux);
     }
+    while (pac->n_held
+           && pac->held_bytes + d.bytes > pac->cfg.max_held_bytes) {
+        pac_release_oldest(pac, PAC_REL_CAP, emit, aux);
+        pac->stats.released_bytes_cap++;
+    }
     if (f->n_held == UINT16_MAX) {
         pac_release_head(pac, flow_idx, PAC_REL_CAP, emit, aux);
     }
-    h = pac_queue_push(pac, flow_idx, pkt, d.kind, d.flags, d.ack,
-                       d.payload_len);
+    h = pac_queue_push(pac, flow_idx, pkt, &d);
     pac_update_busy(pac, flow_idx);
-    pac->held[h].window = d.window;
     if (pac->n_held > pac->stats.max_held_seen) {
         pac->stats.max_held_seen = pac->n_held;
     }
@@ -770,6 +748,7 @@ pac_get_stats(const struct pac *pac, struct pac_stats *stats)
     stats->late_us = pac->late_us;
     stats->flows = pac->n_flows;
     stats->held = pac->n_held;
+    stats->held_bytes = pac->held_bytes;
     memcpy(stats->held_per_level, pac->n_held_level,
            sizeof stats->held_per_level);
 }

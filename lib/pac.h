@@ -93,6 +93,13 @@ struct pac_config {
      * longest is released (never dropped).  [65536] */
     uint32_t max_held;
 
+    /* Most IP bytes of the packets held at once: with TSO a held packet
+     * may be up to 64 KB, so the count cap alone does not bound the memory
+     * a port's traffic can keep out of its buffer pool.  Over it, like
+     * over max_held, the flow head that waited longest is released (never
+     * dropped) until the packet to hold fits.  [33554432: 32 MiB] */
+    uint32_t max_held_bytes;
+
     /* A flow with no packet in either direction for this long is forgotten
      * (paper: 5 minutes).  At most 30 minutes.  [300000] */
     uint32_t idle_timeout_ms;
@@ -326,6 +333,10 @@ struct pac_stats {
     uint32_t held;                  /* Packets held now, all levels. */
     uint32_t held_per_level[PAC_MAX_LEVELS];
     uint32_t max_held_seen;         /* High-water mark of 'held'. */
+    uint64_t held_bytes;            /* IP bytes of the held packets. */
+    uint64_t released_bytes_cap;    /* Of released[PAC_REL_CAP], those
+                                     * released because max_held_bytes
+                                     * were held. */
 
     uint64_t rx_packets;            /* Segments seen toward the receiver. */
     uint64_t rx_bytes;              /* Their TCP payload. */

@@ -118,6 +118,15 @@ struct fz_conn {
     int held[MAX_CONN_HELD];    /* Held packets, oldest first. */
     int n_held;
     uint64_t head_since;        /* When the oldest became the oldest. */
+    /* The pure ACKs released since the connection last held nothing: a
+     * stale ACK drop may also be superseded by one of them (libpac drops
+     * a superseded ACK when it reaches the head, after the newer one may
+     * have left).  Whether there were any, whether one had no ACK flag,
+     * and their highest ACK number. */
+    bool released_pure;
+    bool released_pure_noack;
+    uint32_t released_pure_max;
+    uint64_t n_dropped;         /* Stale drops, ever. */
 };
 
 struct fz {
@@ -141,6 +150,7 @@ struct fz {
     uint64_t n_passed;
     uint64_t n_held_ever;
 
+    struct fz_conn *tx_conn;    /* Of the pac_tx() call in progress. */
     struct fit_watch fit;
 };
 
@@ -453,6 +463,10 @@ conn_held_remove(struct fz_conn *c, int pos)
             (c->n_held - pos - 1) * sizeof c->held[0]);
     c->n_held--;
     fz.total_held--;
+    if (!c->n_held && c != fz.tx_conn) {
+        /* (During pac_tx(), libpac holds its segment too.) */
+        c->released_pure = false;
+    }
     if (!pos) {
         c->head_since = fz.latest;
     }
@@ -505,18 +519,37 @@ fz_emit(void *aux, void *pkt_, enum pac_emit emit)
         bool superseded = false;
 
         FUZZ_ASSERT(is_pure(p), pkt);
+        /* Dropped as it reaches the head: per-connection order. */
+        FUZZ_ASSERT(pos == 0, pkt);
         for (int i = 0; i < c->n_held; i++) {
             const struct fz_pkt *q = &fz.pkts[c->held[i]];
 
             superseded |= may_supersede(q, p);
         }
+        superseded |= (c->released_pure
+                       && (c->released_pure_noack
+                           || !(p->flags & PAC_TCP_ACK)
+                           || pac_seq_gt(c->released_pure_max, p->ack)));
         FUZZ_ASSERT(superseded, pkt);
         p->state = PS_DROPPED;
+        c->n_dropped++;
     } else {
         FUZZ_ASSERT(emit == PAC_EMIT_RELEASE, pkt);
         /* Per-connection order. */
         FUZZ_ASSERT(pos == 0, pkt);
         p->state = PS_RELEASED;
+        if (is_pure(p)) {
+            if (!c->released_pure) {
+                c->released_pure_noack = false;
+                c->released_pure_max = p->ack;
+            }
+            if (!(p->flags & PAC_TCP_ACK)) {
+                c->released_pure_noack = true;
+            } else if (pac_seq_gt(p->ack, c->released_pure_max)) {
+                c->released_pure_max = p->ack;
+            }
+            c->released_pure = true;
+        }
     }
     conn_held_remove(c, pos);
     if (fz.verbose) {
@@ -661,6 +694,9 @@ do_tx(void)
     struct pac_segment s;
     enum pac_verdict v;
     bool held_before = c->n_held > 0;
+    /* Stale drops during the call may leave the connection holding nothing
+     * before libpac decides on the segment. */
+    uint64_t dropped = c->n_dropped;
 
     if (pkt >= MAX_PKTS) {
         return;
@@ -756,7 +792,12 @@ do_tx(void)
     {
         uint16_t window = s.window;
 
+        fz.tx_conn = c;
         v = pac_tx(fz.pac, &s, p, fz.now, fz_emit, &fz);
+        fz.tx_conn = NULL;
+        if (v == PAC_PASS && !c->n_held) {
+            c->released_pure = false;
+        }
         FUZZ_ASSERT(!s.window_clamped || s.window <= window, pkt);
         FUZZ_ASSERT(s.window_clamped || s.window == window, pkt);
     }
@@ -782,7 +823,8 @@ do_tx(void)
     if (fz.verbose) {
         fprintf(stderr, "  %s\n", v == PAC_PASS ? "passed" : "held");
     }
-    end_call(v == PAC_PASS && (!is_pure(p) || held_before),
+    end_call(v == PAC_PASS
+             && (!is_pure(p) || (held_before && c->n_dropped == dropped)),
              v == PAC_PASS);
 }
 

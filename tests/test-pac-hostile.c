@@ -385,6 +385,110 @@ test_hash_flooding(void)
     end_pac();
 }
 
+
+/* A VM sends large (TSO) segments that PAC holds: the count cap alone
+ * would let 65 536 of them, up to 64 KB each, stay out of the port's
+ * buffer pool.  max_held_bytes bounds their bytes: over it the oldest
+ * head is released (never dropped), and the statistics show which cap
+ * fired. */
+static void
+test_held_bytes_cap(void)
+{
+    const uint32_t big = 60000;
+    const uint32_t ip_bytes = 20 + 20 + big;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 3000;
+    cfg.max_held_bytes = 128 * 1024;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Another flow's request fills the threshold, so flow 0's segments
+     * wait. */
+    CHECK_PASS(request(pac, AT(0), 1, 1, 100));
+    CHECK_HELD(tx(pac, AT(1), 0, 1, big, ACK, 0));
+    CHECK_HELD(tx(pac, AT(2), 0, 1, big, ACK, 1));
+    CHECK_N_EMITTED(0);
+    PAC_CHECK_EQ(get_stats(pac).held_bytes, 2 * ip_bytes);
+
+    /* A third would exceed 128 KB: the oldest goes first, in order. */
+    CHECK_HELD(tx(pac, AT(3), 0, 1, big, ACK, 2));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 0);
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.held, 2);
+    PAC_CHECK_EQ(st.held_bytes, 2 * ip_bytes);
+    PAC_CHECK(st.held_bytes <= cfg.max_held_bytes);
+    PAC_CHECK_EQ(st.released[PAC_REL_CAP], 1);
+    PAC_CHECK_EQ(st.released_bytes_cap, 1);
+
+    /* Small segments still fit beside them; nothing is ever dropped. */
+    CHECK_HELD(tx(pac, AT(4), 0, 1, 0, ACK, 3));
+    PAC_CHECK_EQ(get_stats(pac).held_bytes, 2 * ip_bytes + 40);
+    PAC_CHECK_EQ(get_stats(pac).stale_drops, 0);
+    end_pac();
+    CHECK_N_EMITTED(4);
+    CHECK_RELEASED(1, 1);
+    CHECK_RELEASED(2, 2);
+    CHECK_RELEASED(3, 3);
+}
+
+/* CPU seconds since 'start'. */
+static double
+cpu_seconds_since(clock_t start)
+{
+    return (double) (clock() - start) / CLOCKS_PER_SEC;
+}
+
+/* A VM makes PAC hold tens of thousands of segments of one connection and
+ * then repeats its ACK on every segment (each one a stale-ACK detection)
+ * or retransmits its request (each one compared with the held requests).
+ * Walking the connection's held packets on each would cost 60 000 steps a
+ * segment, minutes of a PMD thread here; each step must be O(1).  The
+ * bound is CPU time, with a margin of about 100 against what the walks
+ * cost. */
+static void
+test_long_held_list(void)
+{
+    const int n = 60000;
+    struct pac_config cfg;
+    struct pac_stats st;
+    struct pac *pac;
+    clock_t start;
+    int pkt = 0;
+
+    test_config(&cfg);
+    cfg.threshold = 3000;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    CHECK_PASS(request(pac, AT(0), 1, 1, pkt++));
+
+    start = clock();
+    /* A request, then data with the same ACK number: all held. */
+    for (int i = 0; i < n; i++) {
+        CHECK_HELD(tx(pac, AT(1), 0, 1, 1, ACK, pkt++));
+    }
+    /* The same ACK number again, pure: a stale-ACK detection each. */
+    for (int i = 0; i < n; i++) {
+        tx(pac, AT(2), 0, 1, 0, ACK, pkt++);
+    }
+    /* Retransmissions of the request, with new data held behind them. */
+    for (int i = 0; i < n / 4; i++) {
+        tx(pac, AT(3), 0, 1, 1, ACK, pkt++);
+    }
+    PAC_CHECK(cpu_seconds_since(start) < 2.0);
+
+    st = get_stats(pac);
+    PAC_CHECK_EQ(st.stale_events, n);
+    PAC_CHECK(st.held <= cfg.max_held);
+    PAC_CHECK_EQ(st.request_triggers, 2);   /* Flow 1's and flow 0's. */
+    end_pac();
+    PAC_CHECK_EQ(n_rec, (size_t) pkt - 1);  /* All but flow 1's request. */
+}
+
 int
 main(void)
 {
@@ -396,6 +500,8 @@ main(void)
     PAC_RUN_TEST(test_syn_on_established);
     PAC_RUN_TEST(test_trigger_arithmetic);
     PAC_RUN_TEST(test_hash_flooding);
+    PAC_RUN_TEST(test_held_bytes_cap);
+    PAC_RUN_TEST(test_long_held_list);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

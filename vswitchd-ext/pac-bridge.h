@@ -120,6 +120,7 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     LEVEL(held, 6)                                 \
     LEVEL(held, 7)                                 \
     STAT(held, max_held_seen)                      \
+    STAT(held, held_bytes)                         \
     STAT(flows, flows)                             \
     STAT(flows, flows_created)                     \
     STAT(flows, flows_expired)                     \
@@ -138,6 +139,7 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     CAUSE(released, fit, PAC_REL_FIT)              \
     CAUSE(released, max_hold, PAC_REL_MAX_HOLD)    \
     CAUSE(released, cap, PAC_REL_CAP)              \
+    STAT(released, released_bytes_cap)             \
     CAUSE(released, flush, PAC_REL_FLUSH)          \
     STAT(stale, stale_drops)                       \
     STAT(stale, stale_events)                      \
