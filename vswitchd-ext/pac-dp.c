@@ -47,6 +47,7 @@ COVERAGE_DEFINE(pac_dp_bad_tcp);
 COVERAGE_DEFINE(pac_dp_no_instance);
 COVERAGE_DEFINE(pac_dp_no_slot);
 COVERAGE_DEFINE(pac_dp_request_copy);
+COVERAGE_DEFINE(pac_dp_out_handoff);
 
 /* Interned nested actions of held packets.  Many held packets share one
  * list (the output to the uplink), so a held packet costs a reference, not
@@ -76,12 +77,16 @@ struct pac_dp_instance {
     uint32_t id;
     struct pac_config config;
 
-    /* Held from a decision until its packets are handed to their actions;
-     * taken before 'mutex'. */
+    /* Held by the one thread that sends the instance's decisions, until
+     * 'pending' is empty; only try-locked, while 'mutex' is held (see
+     * pac_dp_out_finish()). */
     struct ovs_mutex out_mutex;
 
     struct ovs_mutex mutex;
     struct pac *pac OVS_GUARDED;
+    struct pac_dp_out *pending OVS_GUARDED;     /* Decided, for the thread
+                                                 * holding 'out_mutex' to
+                                                 * send, or NULL. */
     bool dead OVS_GUARDED;          /* Deleted or replaced: pass all. */
     struct pac_dp_slot *slots OVS_GUARDED;      /* config.max_held. */
     struct pac_dp_slot *free_slots OVS_GUARDED;
@@ -127,23 +132,6 @@ struct pac_dp_out {
  * so that a thread allocates only when it meets a larger release than ever
  * before, not on every one.  Freed when the thread exits. */
 DEFINE_PER_THREAD_MALLOCED_DATA(struct pac_dp_out_heap *, pac_dp_spare);
-
-/* Per thread: how deep in nested PAC actions, and the releases of nested
- * instances that wait for the outermost one to finish. */
-struct pac_dp_thread {
-    int depth;
-    struct pac_dp_deferred *deferred;
-};
-
-struct pac_dp_deferred {
-    struct pac_dp_deferred *next;
-    struct pac_dp_instance *inst;
-    const struct pac_dp_exec *exec;
-    struct pac_dp_out out;
-};
-
-DEFINE_STATIC_PER_THREAD_DATA(struct pac_dp_thread, pac_dp_thread,
-                              { 0, NULL });
 
 /* Out lists. */
 
@@ -216,22 +204,6 @@ pac_dp_out_add(struct pac_dp_out *out, struct dp_packet *packet,
     };
 }
 
-/* Moves 'src' into a freshly allocated copy, so that it survives the
- * caller's stack frame. */
-static void
-pac_dp_out_move(struct pac_dp_out *dst, struct pac_dp_out *src)
-{
-    pac_dp_out_init(dst);
-    for (size_t i = 0; i < src->n; i++) {
-        const struct pac_dp_out_entry *e = &src->entries[i];
-
-        ovs_assert(!e->slot);
-        pac_dp_out_add(dst, e->packet, e->actions, e->actions_len, e->ref,
-                       e->ip_version);
-    }
-    src->n = 0;
-}
-
 /* Whether 'a' and 'b' run the same actions: a passed packet's are the
  * datapath flow's, a released one's the interned copy, and both kinds
  * follow each other in one out list. */
@@ -279,21 +251,6 @@ pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
     out->n = 0;
 }
 
-/* Sends 'out' while this thread holds 'inst''s out lock, then drops the
- * lock.  PAC actions nested in what is sent see a nonzero depth, so they
- * never wait for another out lock (see pac-dp.h). */
-static void
-pac_dp_out_send_unlock(struct pac_dp_thread *thread,
-                       struct pac_dp_instance *inst, struct pac_dp_out *out,
-                       const struct pac_dp_exec *exec)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
-{
-    thread->depth++;
-    pac_dp_out_send(out, exec);
-    thread->depth--;
-    ovs_mutex_unlock(&inst->out_mutex);
-}
-
 /* Interned actions. */
 
 static struct pac_dp_actions *
@@ -328,6 +285,82 @@ pac_dp_actions_ref(struct pac_dp_instance *inst,
     memcpy(pa->data, actions, len);
     hmap_insert(&inst->actions, &pa->node, hash);
     return pa;
+}
+
+/* Sending.
+ *
+ * A thread that has decided about packets (under the instance's 'mutex')
+ * sends them only if it can take the instance's 'out_mutex' at once;
+ * otherwise it hands them to the thread holding 'out_mutex', which sends
+ * them after its own, in the order they were decided.  So packets leave in
+ * the order libpac decided, whichever threads are involved, and no thread
+ * ever waits for another's sending: a flush of one VM's 65 536 held packets
+ * does not stall the PMD thread of another port, and a PAC action nested in
+ * the actions of a release (VM to VM on one host) cannot deadlock. */
+
+/* Appends 'out' to 'inst''s pending list, for the thread that holds
+ * 'out_mutex'.  A passed packet's actions are the datapath flow's, valid
+ * only while this thread is in the datapath: they are interned. */
+static void
+pac_dp_out_hand_off(struct pac_dp_instance *inst, struct pac_dp_out *out)
+    OVS_REQUIRES(inst->mutex)
+{
+    if (!inst->pending) {
+        inst->pending = xmalloc(sizeof *inst->pending);
+        pac_dp_out_init(inst->pending);
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        const struct pac_dp_out_entry *e = &out->entries[i];
+        struct pac_dp_actions *ref = e->ref;
+
+        ovs_assert(!e->slot);
+        if (!ref) {
+            ref = pac_dp_actions_ref(inst, e->actions, e->actions_len);
+        }
+        pac_dp_out_add(inst->pending, e->packet,
+                       (const struct nlattr *) ref->data, ref->len, ref,
+                       e->ip_version);
+    }
+    out->n = 0;
+    COVERAGE_INC(pac_dp_out_handoff);
+}
+
+/* Sends 'out', which this thread decided under 'inst''s 'mutex' (held by
+ * the caller), and then whatever other threads hand off meanwhile; or, if
+ * another thread is sending, hands 'out' to it.  Drops 'mutex'. */
+static void
+pac_dp_out_finish(struct pac_dp_instance *inst, struct pac_dp_out *out,
+                  const struct pac_dp_exec *exec)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    if (ovs_mutex_trylock(&inst->out_mutex)) {
+        if (out->n) {
+            pac_dp_out_hand_off(inst, out);
+        }
+        ovs_mutex_unlock(&inst->mutex);
+        return;
+    }
+    ovs_mutex_unlock(&inst->mutex);
+    pac_dp_out_send(out, exec);
+
+    for (;;) {
+        struct pac_dp_out *pending;
+
+        ovs_mutex_lock(&inst->mutex);
+        pending = inst->pending;
+        inst->pending = NULL;
+        if (!pending) {
+            /* Dropped under 'mutex': a thread that decides after this finds
+             * 'out_mutex' free, one before it has handed off already. */
+            ovs_mutex_unlock(&inst->out_mutex);
+            ovs_mutex_unlock(&inst->mutex);
+            return;
+        }
+        ovs_mutex_unlock(&inst->mutex);
+        pac_dp_out_send(pending, exec);
+        pac_dp_out_destroy(pending);
+        free(pending);
+    }
 }
 
 /* Instances. */
@@ -461,6 +494,13 @@ pac_dp_instance_free(struct pac_dp_instance *inst)
      * datapath goes away with packets still held, and then there is no
      * port left to send them to. */
     pac_dp_out_init(&out);
+    if (inst->pending) {
+        for (size_t i = 0; i < inst->pending->n; i++) {
+            dp_packet_delete(inst->pending->entries[i].packet);
+        }
+        pac_dp_out_destroy(inst->pending);
+        free(inst->pending);
+    }
     pac_destroy(inst->pac, pac_dp_emit, &ctx);
     if (out.n) {
         VLOG_INFO("PAC instance %"PRIu32": datapath destroyed with %"PRIuSIZE
@@ -511,8 +551,6 @@ pac_dp_instance_create(uint32_t id, const struct pac_config *config,
     return inst;
 }
 
-static void pac_dp_send_deferred(struct pac_dp_thread *);
-
 /* Marks 'inst' dead and sends everything it holds, in per-flow order.
  * After this, threads that still find it pass packets untouched, and it is
  * freed once they are done (RCU). */
@@ -520,23 +558,18 @@ static void
 pac_dp_instance_kill(struct pac_dp_instance *inst,
                      const struct pac_dp_exec *exec)
 {
-    struct pac_dp_thread *thread = pac_dp_thread_get();
     struct pac_dp_out out;
     struct pac_dp_emit_ctx ctx = { .inst = inst, .out = &out };
     struct pac_stats stats;
 
     pac_dp_out_init(&out);
-    ovs_mutex_lock(&inst->out_mutex);
     ovs_mutex_lock(&inst->mutex);
     inst->dead = true;
     pac_get_stats(inst->pac, &stats);
     pac_flush(inst->pac, pac_dp_emit, &ctx);
     atomic_store(&inst->next_wakeup_us, UINT64_MAX);
-    ovs_mutex_unlock(&inst->mutex);
-
-    pac_dp_out_send_unlock(thread, inst, &out, exec);
+    pac_dp_out_finish(inst, &out, exec);
     pac_dp_out_destroy(&out);
-    pac_dp_send_deferred(thread);
 
     VLOG_DBG("PAC instance %"PRIu32" stopped: released %"PRIu32" held "
              "packets", inst->id, stats.held);
@@ -771,58 +804,6 @@ pac_dp_action_parse(const struct nlattr *a, struct pac_dp_action *pa)
     return has_id && pa->rx != !!pa->actions;
 }
 
-/* Takes the out lock of 'inst' for a thread at nesting depth 'depth'.
- * Returns false if the thread must not wait for it (it holds another one,
- * or this one); then the caller defers its releases. */
-static bool
-pac_dp_out_lock(struct pac_dp_instance *inst, int depth)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
-{
-    if (!depth) {
-        ovs_mutex_lock(&inst->out_mutex);
-        return true;
-    }
-    return !ovs_mutex_trylock(&inst->out_mutex);
-}
-
-/* Sends 'out' and drops 'inst''s out lock, if 'locked'; otherwise queues
- * 'out' for the outermost PAC action of this thread. */
-static void
-pac_dp_out_finish(struct pac_dp_thread *thread, struct pac_dp_instance *inst,
-                  bool locked, struct pac_dp_out *out,
-                  const struct pac_dp_exec *exec)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
-{
-    if (locked) {
-        pac_dp_out_send_unlock(thread, inst, out, exec);
-    } else if (out->n) {
-        struct pac_dp_deferred *d = xmalloc(sizeof *d);
-
-        d->inst = inst;
-        d->exec = exec;
-        pac_dp_out_move(&d->out, out);
-        d->next = thread->deferred;
-        thread->deferred = d;
-    }
-}
-
-/* Once the thread is out of every PAC action (depth 0): sends what nested
- * instances released meanwhile. */
-static void
-pac_dp_send_deferred(struct pac_dp_thread *thread)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
-{
-    while (!thread->depth && thread->deferred) {
-        struct pac_dp_deferred *d = thread->deferred;
-
-        thread->deferred = d->next;
-        ovs_mutex_lock(&d->inst->out_mutex);
-        pac_dp_out_send_unlock(thread, d->inst, &d->out, d->exec);
-        pac_dp_out_destroy(&d->out);
-        free(d);
-    }
-}
-
 /* pac(id=N,rx): observe; the packets stay in 'batch'. */
 static void
 pac_dp_execute_rx(struct pac_dp *dp, struct pac_dp_instance *inst,
@@ -966,12 +947,10 @@ pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
                       uint64_t now_us, const struct pac_dp_exec *exec)
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
-    struct pac_dp_thread *thread = pac_dp_thread_get();
     struct pac_dp_instance *inst;
     struct dp_packet_batch copy;
     struct pac_dp_action pa;
     struct pac_dp_out out;
-    bool locked;
 
     if (!pac_dp_action_parse(a, &pa)) {
         /* odp-util never builds one; drop like an unknown action. */
@@ -986,18 +965,14 @@ pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
         goto done;
     }
 
-    pac_dp_out_init(&out);
-    locked = pac_dp_out_lock(inst, thread->depth);
     ovs_mutex_lock(&inst->mutex);
     if (inst->dead) {
         ovs_mutex_unlock(&inst->mutex);
-        if (locked) {
-            ovs_mutex_unlock(&inst->out_mutex);
-        }
         pac_dp_pass(batch, &pa, should_steal, exec);
         goto done;
     }
 
+    pac_dp_out_init(&out);
     if (pa.rx) {
         pac_dp_execute_rx(dp, inst, batch, now_us, &out);
     } else {
@@ -1010,9 +985,7 @@ pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
         pac_dp_execute_tx(dp, inst, mine, &pa, now_us, &out);
         dp_packet_batch_init(mine);
     }
-    ovs_mutex_unlock(&inst->mutex);
-
-    pac_dp_out_finish(thread, inst, locked, &out, exec);
+    pac_dp_out_finish(inst, &out, exec);
     pac_dp_out_destroy(&out);
 
 done:
@@ -1020,7 +993,6 @@ done:
         /* pac(rx) as the last action: nothing else wants the packets. */
         dp_packet_delete_batch(batch, true);
     }
-    pac_dp_send_deferred(thread);
 }
 
 bool
@@ -1059,7 +1031,6 @@ void
 pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
-    struct pac_dp_thread *thread = pac_dp_thread_get();
     struct pac_dp_instance *inst;
     uint64_t seen, next = UINT64_MAX;
 
@@ -1078,15 +1049,13 @@ pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
             next = MIN(next, when);
             continue;
         }
-        if (ovs_mutex_trylock(&inst->out_mutex)) {
+        if (ovs_mutex_trylock(&inst->mutex)) {
             /* Busy elsewhere: look again next time. */
             next = MIN(next, when);
             continue;
         }
-        ovs_mutex_lock(&inst->mutex);
         if (inst->dead) {
             ovs_mutex_unlock(&inst->mutex);
-            ovs_mutex_unlock(&inst->out_mutex);
             continue;
         }
         pac_dp_out_init(&out);
@@ -1095,9 +1064,7 @@ pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
         when = pac_next_wakeup(inst->pac);
         atomic_store(&inst->next_wakeup_us, when);
         next = MIN(next, when);
-        ovs_mutex_unlock(&inst->mutex);
-
-        pac_dp_out_send_unlock(thread, inst, &out, exec);
+        pac_dp_out_finish(inst, &out, exec);
         pac_dp_out_destroy(&out);
     }
 
@@ -1106,5 +1073,4 @@ pac_dp_run(struct pac_dp *dp, uint64_t now_us, const struct pac_dp_exec *exec)
     if (!atomic_compare_exchange_strong(&dp->next_wakeup_us, &seen, next)) {
         pac_dp_lower_wakeup(&dp->next_wakeup_us, next);
     }
-    pac_dp_send_deferred(thread);
 }

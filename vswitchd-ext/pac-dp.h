@@ -39,12 +39,12 @@
  * (pac_dp_run()), or the one that reconfigured or deleted the instance.
  * The datapath supplies how to run actions on them ('struct pac_dp_exec').
  *
- * Locking: per instance.  Its 'out_mutex' is held from the decision until
- * what was decided has been handed to the output actions, so that packets
- * of one flow leave in the order PAC chose, whichever threads are
- * involved.  A thread never blocks on a second instance's 'out_mutex'
- * while it holds one: releases of a nested instance are deferred until the
- * outer one is done. */
+ * Locking: per instance.  Its 'mutex' guards libpac's state while a thread
+ * decides; its 'out_mutex' is held by the one thread that sends what was
+ * decided.  A thread that finds 'out_mutex' taken hands its packets to the
+ * thread holding it, which sends them after its own: packets of one flow
+ * leave in the order PAC chose, whichever threads are involved, and no
+ * thread ever waits for another's sending. */
 
 #include <stdbool.h>
 #include <stddef.h>
