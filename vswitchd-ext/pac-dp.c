@@ -333,10 +333,13 @@ pac_dp_out_finish(struct pac_dp_instance *inst, struct pac_dp_out *out,
                   const struct pac_dp_exec *exec)
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
+    if (!out->n) {
+        /* Anything pending has a thread sending it. */
+        ovs_mutex_unlock(&inst->mutex);
+        return;
+    }
     if (ovs_mutex_trylock(&inst->out_mutex)) {
-        if (out->n) {
-            pac_dp_out_hand_off(inst, out);
-        }
+        pac_dp_out_hand_off(inst, out);
         ovs_mutex_unlock(&inst->mutex);
         return;
     }
