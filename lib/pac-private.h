@@ -227,9 +227,6 @@ struct pac_flow_wnd {
 #define PAC_W_REQUEST_HELD 0x80  /* 'request_held' is valid. */
 #define PAC_W_PURE_MAX  0x100   /* 'pure_max' is valid. */
 #define PAC_W_STALE     0x200   /* 'stale_below' is valid. */
-#define PAC_W_VM_SACK   0x400   /* The receiver's SYN offered SACK... */
-#define PAC_W_PEER_SACK 0x800   /* ...and so did the peer's. */
-#define PAC_W_SACK (PAC_W_VM_SACK | PAC_W_PEER_SACK)
 #define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
 
 /* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the

@@ -70,9 +70,9 @@ pac_window_scale(const struct pac *pac, const struct pac_flow *f)
             == (PAC_W_VM_WS | PAC_W_PEER_WS) ? w->vm_wscale : 0);
 }
 
-/* Notes a handshake segment's window scale and SACK-permitted options: the
- * receiver's ('vm') or the peer's.  The side's latest SYN decides, with or
- * without the options. */
+/* Notes a handshake segment's window scale option: the receiver's ('vm')
+ * or the peer's.  The side's latest SYN decides, with or without the
+ * option. */
 void
 pac_window_note_wscale(struct pac *pac, uint32_t flow_idx,
                        const struct pac_segment *seg, bool vm)
@@ -80,14 +80,12 @@ pac_window_note_wscale(struct pac *pac, uint32_t flow_idx,
     struct pac_flow_wnd *w = &pac->flow_wnd[flow_idx];
 
     if (vm) {
-        w->bits &= ~(PAC_W_VM_WS | PAC_W_VM_SACK);
-        w->bits |= (PAC_W_VM_SYN | (seg->has_wscale ? PAC_W_VM_WS : 0)
-                    | (seg->sack_permitted ? PAC_W_VM_SACK : 0));
+        w->bits &= ~PAC_W_VM_WS;
+        w->bits |= PAC_W_VM_SYN | (seg->has_wscale ? PAC_W_VM_WS : 0);
         w->vm_wscale = seg->has_wscale ? seg->wscale : 0;
     } else {
-        w->bits &= ~(PAC_W_PEER_WS | PAC_W_PEER_SACK);
-        w->bits |= (PAC_W_PEER_SYN | (seg->has_wscale ? PAC_W_PEER_WS : 0)
-                    | (seg->sack_permitted ? PAC_W_PEER_SACK : 0));
+        w->bits &= ~PAC_W_PEER_WS;
+        w->bits |= PAC_W_PEER_SYN | (seg->has_wscale ? PAC_W_PEER_WS : 0);
     }
 }
 

@@ -287,34 +287,6 @@ handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
     pac->stats.stale_events++;
 }
 
-/* Whether pure ACK 'd' (segment 'seg') of flow 'f', which holds packets,
- * repeats an ACK while newer ones wait, so that the peer has retransmitted
- * (section III-D): it does not acknowledge past the newest held segment.
- * On a connection with SACK, an ACK that equals the newest one is also a
- * window update, or reports data past a hole (a loss, not a
- * retransmission): there only a D-SACK block (RFC 2883: a first block
- * below the ACK number, or within the second block), which the receiver
- * sends for data it already had, says that the peer sent again. */
-static bool
-repeats_ack(const struct pac *pac, const struct pac_flow *f,
-            const struct pac_held *d, const struct pac_segment *seg)
-{
-    uint32_t newest = pac->held[f->held_tail].ack;
-    const struct pac_sack_block *b = seg->sack;
-
-    if (pac_seq_gt(d->ack, newest)) {
-        return false;
-    }
-    if (d->ack != newest
-        || (pac_flow_wnd(pac, f)->bits & PAC_W_SACK) != PAC_W_SACK) {
-        return true;
-    }
-    return (seg->n_sack
-            && (!pac_seq_gt(b[0].right, seg->ack)
-                || (seg->n_sack > 1 && !pac_seq_lt(b[0].left, b[1].left)
-                    && !pac_seq_gt(b[0].right, b[1].right))));
-}
-
 /* The end of the window the receiver offers on flow 'f', which has a
  * rcv_nxt: the right edge of the newest segment PAC let out, if it notes
  * them (pac-window.c), or PAC_MAX_WINDOW beyond rcv_nxt.  A segment that
@@ -607,7 +579,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     /* The newest ACK number the receiver sent is its newest held one (the
      * flow holds segments, and ACK numbers do not go back). */
     if (f->n_held && d.kind == PAC_K_ACK && (d.flags & PAC_H_PURE)
-        && repeats_ack(pac, f, &d, seg)) {
+        && !pac_seq_gt(d.ack, pac->held[f->held_tail].ack)) {
         handle_stale(pac, flow_idx, emit, aux);
     }
 

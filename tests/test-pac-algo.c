@@ -1091,80 +1091,6 @@ test_stale_keeps_data(void)
     CHECK_N_EMITTED(6);
 }
 
-/* On a connection with SACK, an ACK that repeats the newest held one is a
- * stale ACK only with a D-SACK block: without one it is a window update
- * (the application read) or reports data past a hole, and the flow keeps
- * its level, its phase and its held ACKs.  Without SACK every repeat
- * counts, as the paper has it (test_stale_without_newer). */
-static void
-test_stale_needs_dsack(void)
-{
-    struct pac_flow_info info;
-    struct pac_segment s;
-    struct pac *pac;
-
-    pac = make_test_pac_threshold(10000);
-    PAC_CHECK(pac);
-
-    /* Flow 0's handshake, both sides offering SACK. */
-    s = vm_syn_seg(0, 0);
-    s.sack_permitted = true;
-    CHECK_PASS(tx_at(pac, AT(0), &s, 0));
-    s = peer_synack_seg(0, 0, 0);
-    s.sack_permitted = true;
-    rx_at(pac, AT(10), &s);
-
-    /* Flow 1's request fills the threshold; flow 0 has received 20000
-     * bytes (level 1) and the VM's next ACKs wait. */
-    CHECK_PASS(request(pac, AT(20), 1, 1, 1));
-    rx_data(pac, AT(30), 0, 1, 20000);
-    CHECK_PASS(tx(pac, AT(35), 0, 1, 0, ACK, 8));       /* Base. */
-    CHECK_HELD(tx(pac, AT(40), 0, 10001, 0, ACK, 2));
-    CHECK_HELD(tx(pac, AT(41), 0, 20001, 0, ACK, 3));
-    GET_FLOW(pac, 0, &info);
-    PAC_CHECK_EQ(info.level, 1);
-
-    /* A window update: the same ACK number, no SACK block. */
-    s = tx_seg(0, 20001, 0, ACK);
-    s.window = 30000;
-    CHECK_HELD(tx_at(pac, AT(42), &s, 4));
-    /* A report of data past a hole: a SACK block above the ACK number. */
-    s = tx_seg(0, 20001, 0, ACK);
-    s.n_sack = 1;
-    s.sack[0].left = 21461;
-    s.sack[0].right = 22921;
-    CHECK_HELD(tx_at(pac, AT(43), &s, 5));
-    PAC_CHECK_EQ(get_stats(pac).stale_events, 0);
-    GET_FLOW(pac, 0, &info);
-    PAC_CHECK_EQ(info.level, 1);
-    CHECK_N_EMITTED(0);
-
-    /* The peer sent 18541-20001 again: the VM reports it with a D-SACK
-     * block below its ACK number.  Stale: the superseded ACK goes. */
-    s = tx_seg(0, 20001, 0, ACK);
-    s.n_sack = 1;
-    s.sack[0].left = 18541;
-    s.sack[0].right = 20001;
-    CHECK_HELD(tx_at(pac, AT(44), &s, 6));
-    PAC_CHECK_EQ(get_stats(pac).stale_events, 1);
-    CHECK_N_EMITTED(1);
-    CHECK_EMIT(0, 2, PAC_EMIT_DROP_STALE);
-    GET_FLOW(pac, 0, &info);
-    PAC_CHECK_EQ(info.level, 0);
-    PAC_CHECK(info.slow_start);
-
-    /* A D-SACK block within the second block counts too. */
-    s = tx_seg(0, 20001, 0, ACK);
-    s.n_sack = 2;
-    s.sack[0].left = 21461;
-    s.sack[0].right = 22000;
-    s.sack[1].left = 21461;
-    s.sack[1].right = 22921;
-    CHECK_HELD(tx_at(pac, AT(45), &s, 7));
-    PAC_CHECK_EQ(get_stats(pac).stale_events, 2);
-    end_pac();
-}
-
 /* A stale ACK with no newer held pure ACK drops nothing, but still counts
  * as an event and moves the flow up. */
 static void
@@ -1462,7 +1388,6 @@ main(void)
     PAC_RUN_TEST(test_stale_ack);
     PAC_RUN_TEST(test_stale_keeps_data);
     PAC_RUN_TEST(test_stale_without_newer);
-    PAC_RUN_TEST(test_stale_needs_dsack);
     PAC_RUN_TEST(test_dup_synack_keeps_in_flight);
     PAC_RUN_TEST(test_tx_own_packet_not_emitted);
     drop_pac();
