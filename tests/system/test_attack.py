@@ -47,7 +47,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator
 
 import pytest
 
@@ -75,12 +75,12 @@ VICTIM_BYTES = 30 * MB      # 3 s at the pace
 # are seconds apart, so the victim keeps its pace under the contention
 # the attack itself adds (the generator, ovs-vswitchd's main thread
 # handling the flood): with PAC off under the SYN flood, and under the
-# defended attacks, it kept 98-100 % (73 % once, under a vm2 flood twice
-# today's rate on a machine at load 5).  An attack that works costs more:
-# a pinned in_flight lets vm's ACKs out one per connection per max_hold
-# (20 ms), capping the victim at its clamped window (31 x 1460 bytes) per
-# 20 ms, 2.3 MB/s, under a quarter of the pace; the SYN flood's held ACKs
-# leave it 53-61 %.
+# defended attacks, it kept 98-100 % (73 % once, under a vm2 flood at twice
+# the rate used here, on a machine at load 5).  The SYN flood's held ACKs leave it
+# 43-61 %.  The pinning attack costs the victim little even where it works
+# (in_flight pinned at 2^30 by libpac before its SYN-reuse fix: the victim
+# kept 91 %, dry reclaims giving the pinned windows back within the run),
+# so test_pin_in_flight_not_pinned asserts on in_flight itself.
 GOODPUT_FLOOR = 0.7
 
 # Small caps so that the bounded floods reach them.  max-held-bytes is the
@@ -439,14 +439,14 @@ def assert_caps_hold(run: AttackRun) -> None:
 # ---------------------------------------------------------------------------
 # (a) A random-tuple SYN flood at vm's listener.
 
-# Not strict: the victim keeps 53-61 % of its goodput, near enough the floor
+# Not strict: the victim keeps 43-61 % of its goodput, near enough the floor
 # that a run may pass.
 @pytest.mark.xfail(strict=False, reason=(
     "missing defence (issue 31, item 5, operator.md 'Not bounded yet'): "
     "every SYN-ACK vm sends to the flood counts as a whole initial window "
     "(pac_handshake_triggers), reclaimed only after the dry time, so the "
     "flood keeps in_flight at the threshold and the victim's ACKs wait "
-    "for max_hold: 53-61 % of its goodput without the attack (PAC off: 100 %)"))
+    "for max_hold: 43-61 % of its goodput without the attack (PAC off: 100 %)"))
 def test_syn_flood_victim_exact_and_goodput(syn: AttackRun) -> None:
     assert_victim_unharmed(syn)
 
@@ -511,7 +511,9 @@ def test_pin_victim_exact_and_goodput(pin: AttackRun) -> None:
 def test_pin_in_flight_not_pinned(pin: AttackRun) -> None:
     """Each port's second handshake (ISN + 2^30) replaced the abandoned
     one: vm's in_flight never came near 2^30; the estimate stays within a
-    few thresholds (a request or max_hold release may pass it)."""
+    few thresholds (a request or max_hold release may pass it).  With
+    libpac's SYN-reuse fix (cbf5630) reverted, in_flight was 2^30 here and
+    pac_flows_closed 1."""
     out = pin.attackers[0]
     assert out["synacks"] == 2 * PIN_PORTS and out["established"] == \
         PIN_PORTS, f"vm did not answer the pinning handshakes: {out}"
