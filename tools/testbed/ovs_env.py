@@ -530,6 +530,11 @@ class Topology:
         self.ping(self.peer, self.vm)
         return self
 
+    def add_host(self, kind: str, ip: str, port: str) -> Host:
+        """One more namespace 'kind' (eth0 at 'ip'/24) on br0, its switch
+        end named 'port' (e.g. a second VM or an attacker)."""
+        return self._host(kind, ip, port)
+
     def _host(self, kind: str, ip: str, port: str) -> Host:
         ns = self._netns(kind)
         run(["ip", "link", "add", port, "netns", self.sw.name, "type", "veth",
