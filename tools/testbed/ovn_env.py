@@ -668,7 +668,12 @@ class PacAgent(Started):
                  sb_remote: Optional[str] = None,
                  ssl: Optional[tuple[Path, Path, Path]] = None):
         self.chassis = chassis
-        args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}"]
+        # The port profiles file (--profiles): in the chassis's directory,
+        # never the host's /etc/ovs-pac/profiles.conf; absent until
+        # write_profiles().
+        self.profiles = chassis.dir / "profiles.conf"
+        args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}",
+                f"--profiles={self.profiles}"]
         if nb:
             args.append(f"--ovnnb-db={nb_remote or chassis.central.nb_remote}")
         if sb_remote:
@@ -692,6 +697,13 @@ class PacAgent(Started):
     def restart(self) -> None:
         self.daemon.stop()
         self.daemon.start()
+
+    def write_profiles(self, text: str) -> None:
+        """Replaces the profiles file (atomically, as an editor that renames
+        would)."""
+        tmp = self.profiles.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.rename(self.profiles)
 
     def show(self) -> str:
         """ovs-appctl pac-agent/show."""
