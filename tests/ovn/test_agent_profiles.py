@@ -7,14 +7,12 @@ the status says so."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Iterator
 
 import pytest
 
 from agent_checks import TIMEOUT, make_port, pac_row, status, wait_row
-from testbed.ovn_env import Chassis, OvnCentral, PacAgent
+from testbed.ovn_env import Chassis, OvnCentral, PacAgent, agent_host
 from testbed.ovs_env import OvsBuild, Topology, wait_until
 
 PROFILES = """\
@@ -161,8 +159,7 @@ def test_profile_without_ovn(plain_host: Topology) -> None:
     """No ovn-remote, no OVN daemon: the agent follows only the
     Open_vSwitch database, applies the profile, and the port's row goes
     with the port."""
-    host = SimpleNamespace(ovs=plain_host.ovs, dir=plain_host.workdir,
-                           build=plain_host.build, name="host")
+    host = agent_host(plain_host.ovs, plain_host.workdir, plain_host.build)
     agent = PacAgent(host, nb=False)
     try:
         agent.write_profiles(PROFILES)

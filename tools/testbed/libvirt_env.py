@@ -173,6 +173,12 @@ class Libvirtd:
         return run([VIRSH, "-q", "-c", self.uri, *args],
                    timeout=timeout).stdout.strip()
 
+    def net_create(self, xml: str, name: str) -> None:
+        """A transient network (virsh net-create)."""
+        path = self.dir / f"net-{name}.xml"
+        path.write_text(xml)
+        self.virsh("net-create", str(path))
+
     def domains(self) -> list[str]:
         out = self.virsh_try("list", "--all", "--name").stdout
         return [d for d in out.split() if d]
@@ -222,21 +228,10 @@ class Libvirtd:
 # ---------------------------------------------------------------------------
 # Guests.
 
-def interface_xml(bridge: str, mac: str, target: str,
-                  parameters: Optional[dict[str, str]] = None) -> str:
-    """A virtio NIC on OVS bridge 'bridge' (tap port 'target'), without the
-    offloads the userspace datapath does not take (TSO, checksum offload)
-    and without an option ROM (no iPXE here)."""
-    params = "".join(f" {k}={quoteattr(v)}" for k, v in
-                     (parameters or {}).items())
-    return f"""\
-    <interface type='bridge'>
-      <mac address='{mac}'/>
-      <source bridge={quoteattr(bridge)}/>
-      <virtualport type='openvswitch'>
-        <parameters{params}/>
-      </virtualport>
-      <target dev={quoteattr(target)}/>
+# What every test NIC has: virtio without the offloads the userspace
+# datapath does not take (TSO, checksum offload), no option ROM (no iPXE
+# here).
+NIC_TAIL = """\
       <model type='virtio'/>
       <driver name='qemu'>
         <host csum='off' gso='off' tso4='off' tso6='off' ecn='off' ufo='off'/>
@@ -244,6 +239,62 @@ def interface_xml(bridge: str, mac: str, target: str,
       </driver>
       <rom enabled='no'/>
     </interface>
+"""
+
+
+def _parameters(parameters: Optional[dict[str, str]]) -> str:
+    return "".join(f" {k}={quoteattr(v)}" for k, v in
+                   (parameters or {}).items())
+
+
+def interface_xml(bridge: str, mac: str, target: str,
+                  parameters: Optional[dict[str, str]] = None) -> str:
+    """A NIC on OVS bridge 'bridge', tap port 'target', with the
+    <virtualport type='openvswitch'> 'parameters' (interfaceid,
+    profileid)."""
+    return f"""\
+    <interface type='bridge'>
+      <mac address='{mac}'/>
+      <source bridge={quoteattr(bridge)}/>
+      <virtualport type='openvswitch'>
+        <parameters{_parameters(parameters)}/>
+      </virtualport>
+      <target dev={quoteattr(target)}/>
+""" + NIC_TAIL
+
+
+def network_interface_xml(network: str, portgroup: Optional[str], mac: str,
+                          target: str) -> str:
+    """A NIC on libvirt network 'network' (network_xml()), in
+    'portgroup'."""
+    group = f" portgroup={quoteattr(portgroup)}" if portgroup else ""
+    return f"""\
+    <interface type='network'>
+      <mac address='{mac}'/>
+      <source network={quoteattr(network)}{group}/>
+      <target dev={quoteattr(target)}/>
+""" + NIC_TAIL
+
+
+def network_xml(name: str, bridge: str,
+                portgroups: dict[str, dict[str, str]]) -> str:
+    """A libvirt network over OVS bridge 'bridge' (forward mode='bridge',
+    <virtualport type='openvswitch'>), with portgroups carrying
+    virtualport parameters (e.g. {"pac": {"profileid": "incast"}})."""
+    groups = "".join(f"""\
+  <portgroup name={quoteattr(group)}>
+    <virtualport type='openvswitch'>
+      <parameters{_parameters(params)}/>
+    </virtualport>
+  </portgroup>
+""" for group, params in portgroups.items())
+    return f"""\
+<network>
+  <name>{name}</name>
+  <forward mode='bridge'/>
+  <bridge name={quoteattr(bridge)}/>
+  <virtualport type='openvswitch'/>
+{groups}</network>
 """
 
 

@@ -40,6 +40,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Iterable, Optional, Sequence
 
 from .ovs_env import (PREFIX, TOP, CommandError, Netns, Ovs, OvsBuild,
@@ -659,7 +660,9 @@ class PacAgent(Started):
     central's SB (through the chassis's ovn-remote, as in production, or
     --ovnsb-db='sb_remote') and, with 'nb', the NB for logical switch keys
     (--ovnnb-db='nb_remote', by default the central's); 'ssl' is (private
-    key, certificate, CA certificate) for ssl: remotes.
+    key, certificate, CA certificate) for ssl: remotes.  On a host without
+    OVN (port profiles only), 'chassis' is anything with the attributes
+    ovs, dir and build (agent_host()), and 'nb' false.
 
     Use as a context manager, or call start() and, always, close()."""
 
@@ -718,3 +721,9 @@ class PacAgent(Started):
         failed = [line for line in self.log().splitlines()
                   if "| WARN | transaction:" in line]
         assert not failed, "ovs-pac-agent: " + "\n".join(failed[:10])
+
+
+def agent_host(ovs: Ovs, workdir: Path, build: OvsBuild) -> "SimpleNamespace":
+    """What PacAgent needs of a host without OVN (no ovn-remote): its OVS,
+    a directory for the agent's files, the build."""
+    return SimpleNamespace(ovs=ovs, dir=workdir, build=build, name="host")
