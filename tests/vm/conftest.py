@@ -11,6 +11,12 @@
                      no ERR/EMER), logs and consoles copied to
                      build/test-logs/vm/<test>/ if the test failed,
                      everything removed.
+  hugepages (session) 2 MB hugepages for DPDK, given back at the end.
+  vhost   (function) VhostVmTopology set up: ovs-vswitchd with DPDK
+                     (--no-pci, private hugetlbfs, one PMD thread) in
+                     namespace sw with libvirtd, the peer (10.0.0.1) on a
+                     net_af_packet port; guests on dpdkvhostuserclient
+                     ports.  Teardown as for topo.
 
 What the tests need and this machine lacks (libvirtd, virsh, qemu,
 busybox-static, the kernel package; tools/install-deps installs them) makes
@@ -28,8 +34,9 @@ from typing import Iterator
 
 import pytest
 
+from testbed.dpdk_env import DpdkUnavailable, Hugepages, cleanup_stale_mounts
 from testbed.guest import Guest, GuestBuildError, build as build_guest
-from testbed.libvirt_env import VmTopology, missing_programs
+from testbed.libvirt_env import VhostVmTopology, VmTopology, missing_programs
 from testbed.ovs_env import TOP, OvsBuild, build_snapshot
 
 LOG_DIR = TOP / "build" / "test-logs" / "vm"
@@ -70,6 +77,43 @@ def topo(build: OvsBuild, image: Guest, request) -> Iterator[VmTopology]:
     ok = False
     try:
         t.setup()
+        yield t
+        t.check_health()
+        rep = getattr(request.node, "rep_call", None)
+        ok = rep is None or not rep.failed
+    finally:
+        if not ok:
+            t.save_logs(LOG_DIR / request.node.name)
+            print(f"logs saved in {LOG_DIR / request.node.name}")
+        t.teardown()
+
+
+@pytest.fixture(scope="session")
+def hugepages() -> Iterator[Hugepages]:
+    """Hugepages for the session's DPDK ovs-vswitchd; nr_hugepages is
+    lowered again by what was added, at the end of the session."""
+    for line in cleanup_stale_mounts():
+        print(f"removed leftover {line}")
+    hp = Hugepages()
+    try:
+        yield hp
+    finally:
+        hp.restore()
+
+
+@pytest.fixture
+def vhost(build: OvsBuild, image: Guest, hugepages: Hugepages,
+          request) -> Iterator[VhostVmTopology]:
+    """VhostVmTopology set up (OVS with DPDK, peer on net_af_packet,
+    libvirtd); DPDK that cannot initialise fails the test with the
+    reason.  Teardown as for 'topo'."""
+    t = VhostVmTopology(build, image, hugepages)
+    ok = False
+    try:
+        try:
+            t.setup()
+        except DpdkUnavailable as e:
+            pytest.fail(f"DPDK cannot initialise here: {e}")
         yield t
         t.check_health()
         rep = getattr(request.node, "rep_call", None)

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 from xml.sax.saxutils import quoteattr
 
+from .dpdk_env import DpdkTopology, Hugepages
 from .guest import Guest
 from .ovs_env import (Netns, Ovs, OvsBuild, Topology, TransferResult,
                       XFER_SCRIPT, log_tail, run, wait_until)
@@ -79,8 +80,7 @@ unix_sock_dir = "{sock}"
 unix_sock_rw_perms = "0700"
 auth_unix_rw = "none"
 auth_unix_ro = "none"
-log_outputs = "2:file:{log}"
-log_filters = "1:qemu.qemu_monitor_json 3:util.object 3:rpc"
+log_outputs = "3:file:{log}"
 """
 
 QEMU_CONF = """\
@@ -263,6 +263,23 @@ def interface_xml(bridge: str, mac: str, target: str,
 """ + NIC_TAIL
 
 
+def vhostuser_interface_xml(socket: Path, mac: str) -> str:
+    """A virtio NIC whose backend is vhost-user over 'socket', qemu the
+    server (the OVS port is a dpdkvhostuserclient with
+    options:vhost-server-path='socket'); the guest needs shared memory
+    (VmGuest shared_memory).  OVS's vhost-user backend offers no checksum
+    or TSO offload unless userspace-tso-enable is set, so none is turned
+    off here."""
+    return f"""\
+    <interface type='vhostuser'>
+      <mac address='{mac}'/>
+      <source type='unix' path={quoteattr(str(socket))} mode='server'/>
+      <model type='virtio'/>
+      <rom enabled='no'/>
+    </interface>
+"""
+
+
 def network_interface_xml(network: str, portgroup: Optional[str], mac: str,
                           target: str) -> str:
     """A NIC on libvirt network 'network' (network_xml()), in
@@ -302,7 +319,8 @@ class VmGuest:
     """A transient libvirt domain running the guest of guest.py."""
 
     def __init__(self, libvirtd: Libvirtd, guest: Guest, name: str,
-                 ip: str, interfaces: Sequence[str], memory_mib: int = 256):
+                 ip: str, interfaces: Sequence[str], memory_mib: int = 256,
+                 shared_memory: bool = False, cmdline: str = ""):
         self.libvirtd = libvirtd
         self.guest = guest
         self.name = name
@@ -310,6 +328,9 @@ class VmGuest:
         self.cidr = ip
         self.interfaces = list(interfaces)
         self.memory_mib = memory_mib
+        # Guest memory in a memfd shared with the vhost-user backend.
+        self.shared_memory = shared_memory
+        self.cmdline = cmdline      # More kernel command line.
         self.console = libvirtd.dir / f"{name}.console"
 
     def xml(self) -> str:
@@ -317,12 +338,12 @@ class VmGuest:
 <domain type='qemu'>
   <name>{self.name}</name>
   <memory unit='MiB'>{self.memory_mib}</memory>
-  <vcpu>1</vcpu>
+{self._memory_backing()}  <vcpu>1</vcpu>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>{self.guest.kernel}</kernel>
     <initrd>{self.guest.initrd}</initrd>
-    <cmdline>console=ttyS0 quiet pac.ip={self.cidr}</cmdline>
+    <cmdline>console=ttyS0 quiet pac.ip={self.cidr} {self.cmdline}</cmdline>
   </os>
   <features><acpi/></features>
   <on_poweroff>destroy</on_poweroff>
@@ -339,6 +360,12 @@ class VmGuest:
   </devices>
 </domain>
 """
+
+    def _memory_backing(self) -> str:
+        if not self.shared_memory:
+            return ""
+        return ("  <memoryBacking>\n    <source type='memfd'/>\n"
+                "    <access mode='shared'/>\n  </memoryBacking>\n")
 
     def start(self, timeout: float = 120) -> "VmGuest":
         """virsh create; waits for the guest's "PAC-GUEST-READY" line."""
@@ -475,11 +502,13 @@ class VmTopology(Topology):
         return self
 
     def guest(self, name: str, interfaces: Sequence[str],
-              ip: Optional[str] = None, start: bool = True) -> VmGuest:
+              ip: Optional[str] = None, start: bool = True,
+              shared_memory: bool = False) -> VmGuest:
         """A guest on 'interfaces' (interface_xml()), 10.0.0.2/24 by
         default; started (and waited for) unless 'start' is false."""
         g = VmGuest(self.libvirtd, self.image, name,
-                    ip or f"{self.GUEST_IP}/24", interfaces)
+                    ip or f"{self.GUEST_IP}/24", interfaces,
+                    shared_memory=shared_memory)
         self.guests.append(g)
         return g.start() if start else g
 
@@ -499,15 +528,82 @@ class VmTopology(Topology):
     def save_logs(self, dest: Path) -> None:
         super().save_logs(dest)
         if self.libvirtd:
-            for p in list(self.libvirtd.dir.glob("*.console")) + [
-                    self.libvirtd.log, self.libvirtd.dir / "libvirtd.stderr"]:
-                if p.exists():
-                    shutil.copy(p, dest / p.name)
-            qlogs = self.libvirtd.dir / "var" / "log" / "libvirt" / "qemu"
-            for p in qlogs.glob("*.log") if qlogs.exists() else []:
-                shutil.copy(p, dest / f"qemu-{p.name}")
+            _save_libvirt_logs(self.libvirtd, dest)
 
     def teardown(self) -> None:
         if self.libvirtd:
             self.libvirtd.stop()
         super().teardown()
+
+
+class VhostVmTopology(DpdkTopology):
+    """DpdkTopology (ovs-vswitchd with DPDK, --no-pci, a private
+    hugetlbfs, one PMD thread, in namespace "sw") with the peer
+    (10.0.0.1) on a net_af_packet port "up0" and libvirtd beside it, for
+    guests on dpdkvhostuserclient ports: add_vhost_port() makes the OVS
+    port (as whoever plugs a vhost-user VM does; libvirt only looks it
+    up), vhost_guest() the guest."""
+
+    GUEST_IP = VmTopology.GUEST_IP
+
+    def __init__(self, build: OvsBuild, image: Guest, hugepages: Hugepages):
+        super().__init__(build, hugepages, pmd_cpu_mask="0x1",
+                         socket_limit_mb=256)
+        self.image = image
+        self.libvirtd: Optional[Libvirtd] = None
+        self.guests_vm: list[VmGuest] = []
+        self.peer = None
+
+    def setup(self) -> "VhostVmTopology":
+        super().setup()
+        self.peer = self.add_af_packet_host("peer", VmTopology.PEER_IP,
+                                            "up0")
+        libvirt_dir = self.workdir / "libvirt"
+        libvirt_dir.mkdir()
+        self.libvirtd = Libvirtd(libvirt_dir, self.ovs, self.sw).start()
+        return self
+
+    def add_vhost_port(self, port: str, *columns: str) -> Path:
+        """dpdkvhostuserclient port 'port' on br0 (more Interface settings
+        in 'columns'); returns the socket path qemu serves."""
+        sock = self.workdir / f"{port}.sock"
+        self.ovs.vsctl("add-port", "br0", port, "--", "set", "Interface",
+                       port, "type=dpdkvhostuserclient",
+                       f"options:vhost-server-path={sock}", *columns,
+                       timeout=30)
+        return sock
+
+    def vhost_guest(self, name: str, sock: Path, mac: str) -> VmGuest:
+        """A guest on the vhost-user socket 'sock'.  Its kernel runs with
+        pci=nomsi: qemu 7.2 under TCG (no KVM irqfd) crashes in
+        msix_set_vector_notifiers() when vhost-user starts on a device
+        whose guest enabled MSI-X; with INTx it runs."""
+        g = VmGuest(self.libvirtd, self.image, name, f"{self.GUEST_IP}/24",
+                    [vhostuser_interface_xml(sock, mac)],
+                    shared_memory=True, cmdline="pci=nomsi")
+        self.guests_vm.append(g)
+        return g.start()
+
+    def ping_guest(self, guest: VmGuest, timeout: float = 30) -> None:
+        VmTopology.ping_guest(self, guest, timeout)   # Uses self.peer only.
+
+    def save_logs(self, dest: Path) -> None:
+        super().save_logs(dest)
+        if self.libvirtd:
+            _save_libvirt_logs(self.libvirtd, dest)
+
+    def teardown(self) -> None:
+        if self.libvirtd:
+            self.libvirtd.stop()
+        super().teardown()
+
+
+def _save_libvirt_logs(libvirtd: Libvirtd, dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for p in list(libvirtd.dir.glob("*.console")) + [
+            libvirtd.log, libvirtd.dir / "libvirtd.stderr"]:
+        if p.exists():
+            shutil.copy(p, dest / p.name)
+    qlogs = libvirtd.dir / "var" / "log" / "libvirt" / "qemu"
+    for p in qlogs.glob("*.log") if qlogs.exists() else []:
+        shutil.copy(p, dest / f"qemu-{p.name}")
