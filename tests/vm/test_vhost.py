@@ -6,24 +6,13 @@ PAC is on, and the port, its PAC instance and its mbufs stay sound."""
 
 from __future__ import annotations
 
-import re
-
 from testbed.libvirt_env import VhostVmTopology
-from testbed.ovs_env import PAC_NO_CLAMP, Ovs, wait_until
+from testbed.ovs_env import PAC_NO_CLAMP, wait_until
+from vm_checks import live_held, released, wait_holding
 
 MB = 1000 * 1000
 PORT = "vhu0"
 MAC = "52:54:00:00:00:22"
-
-
-def released(stats: dict[str, int]) -> int:
-    return sum(v for k, v in stats.items() if k.startswith("pac_released"))
-
-
-def live_held(ovs: Ovs, iface: str) -> int:
-    """Packets PAC holds now on 'iface' (pac/show asks the datapath)."""
-    m = re.search(r"^\s*held: held=(\d+)", ovs.pac_show(iface), re.M)
-    return int(m.group(1)) if m else 0
 
 
 def wait_mempool(topo: VhostVmTopology, baseline: int,
@@ -69,9 +58,17 @@ def test_vhostuser_guest_transfer_through_pac(vhost: VhostVmTopology) -> None:
         before, after)
     print(f"pac/show {PORT}:\n{ovs.pac_show(PORT)}")
 
-    # Destroyed while PAC is on (and its ACK stream may be held): the port
-    # stays, nothing stays held, PAC can be removed and no mbuf is left.
-    guest.destroy()
+    # Destroyed while PAC holds the guest's ACKs (a tiny threshold holds
+    # most of them): the port stays, nothing stays held (the held ACKs
+    # left, or were freed), PAC can be removed and no mbuf is left.
+    ovs.pac_set(ovs.pac_uuid(PORT), threshold=3000, max_hold=150000)
+    sender = guest.receive_start(vhost.peer.ns, 200 * MB)
+    try:
+        wait_holding(ovs, PORT)
+        guest.destroy()
+    finally:
+        sender.kill()
+        sender.communicate()
     wait_until(lambda: ovs.get_columns("Interface", PORT, "link_state")[
         "link_state"] == "down", 30, 0.3, f"{PORT} down")
     assert live_held(ovs, PORT) == 0

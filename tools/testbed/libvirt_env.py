@@ -430,21 +430,34 @@ class VmGuest:
                 counters[f"{hk}.{n}"] = int(v)
         return counters
 
+    def receive_start(self, src: Netns, nbytes: int, port: int = 5001,
+                      idle_timeout: float = 30) -> subprocess.Popen:
+        """Starts a TCP transfer of 'nbytes' random bytes from namespace
+        'src' (tcp_xfer.py send) into the guest (xfer recv, its output in
+        the guest's /tmp/xfer.out); returns the sender."""
+        self.sh(f"xfer recv --bind {self.ip} --port {port} --idle-timeout "
+                f"{idle_timeout} > /tmp/xfer.out 2>&1 &\n"
+                "n=0; while ! grep -q READY /tmp/xfer.out && [ $n -lt 100 ];"
+                " do usleep 50000; n=$((n+1)); done\n", src)
+        return subprocess.Popen(src.cmd([
+            sys.executable, str(XFER_SCRIPT), "send", "--host", self.ip,
+            "--port", str(port), "--bytes", str(nbytes),
+            "--idle-timeout", str(idle_timeout)]),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+
     def receive(self, src: Netns, nbytes: int, port: int = 5001,
                 idle_timeout: float = 30,
                 timeout: float = 180) -> TransferResult:
         """A checked TCP transfer of 'nbytes' random bytes from namespace
         'src' (tcp_xfer.py send) into the guest (xfer recv)."""
-        self.sh(f"xfer recv --bind {self.ip} --port {port} --idle-timeout "
-                f"{idle_timeout} > /tmp/xfer.out 2>&1 &\n"
-                "n=0; while ! grep -q READY /tmp/xfer.out && [ $n -lt 100 ];"
-                " do usleep 50000; n=$((n+1)); done\n", src)
-        send = subprocess.run(src.cmd([
-            sys.executable, str(XFER_SCRIPT), "send", "--host", self.ip,
-            "--port", str(port), "--bytes", str(nbytes),
-            "--idle-timeout", str(idle_timeout)]),
-            capture_output=True, text=True, timeout=timeout)
-        sender = _json_line(send.stdout, "send", send.stderr)
+        send = self.receive_start(src, nbytes, port, idle_timeout)
+        try:
+            out, err = send.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            send.kill()
+            out, err = send.communicate()
+        sender = _json_line(out, "send", err)
         out = ""
         for _ in range(50):
             out = self.sh("cat /tmp/xfer.out\n", src)
