@@ -36,7 +36,8 @@ import pytest
 
 from testbed.dpdk_env import DpdkUnavailable, Hugepages, cleanup_stale_mounts
 from testbed.guest import Guest, GuestBuildError, build as build_guest
-from testbed.libvirt_env import VhostVmTopology, VmTopology, missing_programs
+from testbed.libvirt_env import (VhostVmTopology, VmTopology,
+                                 cleanup_stale_libvirt, missing_programs)
 from testbed.ovs_env import TOP, OvsBuild, build_snapshot
 
 LOG_DIR = TOP / "build" / "test-logs" / "vm"
@@ -50,6 +51,8 @@ def build() -> Iterator[OvsBuild]:
     if missing:
         pytest.fail("tests/vm need: " + ", ".join(missing)
                     + " (tools/install-deps)")
+    for line in cleanup_stale_libvirt():
+        print(f"removed leftover {line}")
     with build_snapshot() as build:
         if build.pac_table() is None:
             pytest.fail(f"the schema of {build.origin} has no PAC table")

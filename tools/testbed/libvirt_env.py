@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional, Sequence
@@ -50,8 +52,8 @@ from xml.sax.saxutils import quoteattr
 
 from .dpdk_env import DpdkTopology, Hugepages
 from .guest import Guest
-from .ovs_env import (Netns, Ovs, OvsBuild, Topology, TransferResult,
-                      XFER_SCRIPT, log_tail, run, wait_until)
+from .ovs_env import (PREFIX, Netns, Ovs, OvsBuild, Topology, TransferResult,
+                      XFER_SCRIPT, _owner_dead, log_tail, run, wait_until)
 
 LIBVIRTD = "/usr/sbin/libvirtd"
 VIRSH = "/usr/bin/virsh"
@@ -223,6 +225,37 @@ class Libvirtd:
                     str(self.dir).encode() in a for a in argv):
                 pids.append(int(p.name))
         return pids
+
+
+def cleanup_stale_libvirt() -> list[str]:
+    """Kills the libvirtd and qemu processes of earlier test runs that no
+    longer run (their command lines name a /tmp/ovspac-<pid>-... directory
+    whose pid is dead); ovs_env.cleanup_stale() then removes the
+    directories."""
+    killed = []
+    pat = re.compile(rf"{re.escape(tempfile.gettempdir())}/"
+                     rf"({PREFIX}-\d+-[^/]*)/")
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            argv = (p / "cmdline").read_bytes().decode(
+                errors="replace").split("\0")
+        except OSError:
+            continue
+        if not argv or not argv[0].endswith(("libvirtd",
+                                             "qemu-system-x86_64")):
+            continue
+        for arg in argv:
+            m = pat.search(arg)
+            if m and _owner_dead(m.group(1)):
+                try:
+                    os.kill(int(p.name), signal.SIGKILL)
+                    killed.append(f"process {p.name} ({argv[0]})")
+                except ProcessLookupError:
+                    pass
+                break
+    return killed
 
 
 # ---------------------------------------------------------------------------
