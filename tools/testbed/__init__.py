@@ -17,6 +17,11 @@ $OVS_BUILDDIR).
   ovn_env         OVN beside the patched OVS: OvnCentral (NB, SB,
                   ovn-northd), Chassis (ovs-vswitchd, ovn-controller, VM
                   ports), PacAgent (ovn-config/ovs-pac-agent).
+  guest           the tests/vm guest: Debian's cloud kernel and a busybox
+                  initramfs (build/guest/).
+  libvirt_env     libvirtd beside the private OVS (private mount
+                  namespace), qemu guests on tap and vhost-user ports:
+                  Libvirtd, VmGuest, VmTopology, VhostVmTopology.
   tcp_xfer        one checked TCP transfer (a script run in a namespace).
   tcp_many        many short checked TCP connections (a script run in a
                   namespace).

@@ -40,6 +40,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Iterable, Optional, Sequence
 
 from .ovs_env import (PREFIX, TOP, CommandError, Netns, Ovs, OvsBuild,
@@ -659,7 +660,9 @@ class PacAgent(Started):
     central's SB (through the chassis's ovn-remote, as in production, or
     --ovnsb-db='sb_remote') and, with 'nb', the NB for logical switch keys
     (--ovnnb-db='nb_remote', by default the central's); 'ssl' is (private
-    key, certificate, CA certificate) for ssl: remotes.
+    key, certificate, CA certificate) for ssl: remotes.  On a host without
+    OVN (port profiles only), 'chassis' is anything with the attributes
+    ovs, dir and build (agent_host()), and 'nb' false.
 
     Use as a context manager, or call start() and, always, close()."""
 
@@ -668,7 +671,12 @@ class PacAgent(Started):
                  sb_remote: Optional[str] = None,
                  ssl: Optional[tuple[Path, Path, Path]] = None):
         self.chassis = chassis
-        args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}"]
+        # The port profiles file (--profiles): in the chassis's directory,
+        # never the host's /etc/ovs-pac/profiles.conf; absent until
+        # write_profiles().
+        self.profiles = chassis.dir / "profiles.conf"
+        args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}",
+                f"--profiles={self.profiles}"]
         if nb:
             args.append(f"--ovnnb-db={nb_remote or chassis.central.nb_remote}")
         if sb_remote:
@@ -693,6 +701,13 @@ class PacAgent(Started):
         self.daemon.stop()
         self.daemon.start()
 
+    def write_profiles(self, text: str) -> None:
+        """Replaces the profiles file (atomically, as an editor that renames
+        would)."""
+        tmp = self.profiles.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.rename(self.profiles)
+
     def show(self) -> str:
         """ovs-appctl pac-agent/show."""
         return self.daemon.appctl("pac-agent/show") or ""
@@ -706,3 +721,9 @@ class PacAgent(Started):
         failed = [line for line in self.log().splitlines()
                   if "| WARN | transaction:" in line]
         assert not failed, "ovs-pac-agent: " + "\n".join(failed[:10])
+
+
+def agent_host(ovs: Ovs, workdir: Path, build: OvsBuild) -> "SimpleNamespace":
+    """What PacAgent needs of a host without OVN (no ovn-remote): its OVS,
+    a directory for the agent's files, the build."""
+    return SimpleNamespace(ovs=ovs, dir=workdir, build=build, name="host")
