@@ -1,0 +1,1003 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* pac-ns3: the PAC paper's single-ToR incast in ns-3 3.37, with the real
+ * libpac (lib/libpac.la, linked) on the receiver's host.
+ *
+ *   senders 1..N --(access links)--> ToR --(bottleneck)--> receiver
+ *
+ * Every sender has its own point-to-point link to the ToR switch (an ns-3
+ * node that forwards IPv4); the ToR's port toward the receiver is the
+ * bottleneck: a drop-tail queue of --buffer-kb bytes served at --rate-gbps.
+ * No queue discs anywhere: a host's device queue is large (Linux's qdisc
+ * and TSQ never drop a host's own segments), the ToR's is the switch buffer.
+ *
+ * The receiver (the client) opens one connection per sender, then runs
+ * barrier-synchronised rounds: a --request-bytes request on every
+ * connection at once, each sender answers --bytes, and the next round starts
+ * when every answer has arrived (as bench/sim/pac-sim and bench/incast do).
+ * Both ends are ns-3's own, unmodified TCP (NewReno or Cubic, SACK,
+ * timestamps, window scaling, IW10, delayed ACKs, RTOmin 200 ms).
+ *
+ * With --scheme pac, the receiver's network device is a PacDevice: the place
+ * where a hypervisor switch would run PAC.  Every IPv4 packet it receives
+ * goes through pac_rx() before the receiver's IP stack sees it; every IPv4
+ * packet the receiver sends goes through pac_tx(), which passes it or holds
+ * it; held packets come back through libpac's emit callback and are sent
+ * then.  libpac reads the packets' real bytes (Packet::CopyData() and
+ * pac_parse_ip(), as the datapath does) and gets its time from the
+ * simulator's clock; pac_run() runs at pac_next_wakeup().  The window that
+ * libpac lowers (clamp_window) is written back into the packet's TCP header.
+ *
+ * Output: one machine-readable line
+ *
+ *   RESULT sim=ns3 scheme=S rate_gbps=R senders=N goodput_mbps=X timeouts=K
+ *          fct_p99_ms=Y queue_p99_kb=Q [more key=value fields]
+ *
+ * and a few indented detail lines.  Definitions:
+ *   - goodput: 8 x answer bytes delivered during the rounds / the time from
+ *     the first round's requests to the end of the last round (or to the
+ *     --sim-ms limit, if the rounds did not finish).
+ *   - timeouts: the senders' retransmission-timer expiries (each doubling of
+ *     a socket's RTO, traced from ns-3's "RTO" trace source); rcv_timeouts:
+ *     the receiver's own (its SYNs and requests).  SYN-ACK expiries at the
+ *     senders happen before ns-3 hands the socket to the application and
+ *     are not counted (the receiver's SYN expires with them).
+ *   - fct_p99_ms: per answer, from its request's issue to its last byte's
+ *     arrival (nearest-rank p99 over all answers of the finished rounds).
+ *   - queue_p99_kb: the bottleneck queue's bytes as each packet toward the
+ *     receiver arrives at it (nearest-rank p99, kilobytes of 1000 bytes);
+ *     queue_max_kb its high-water mark. */
+
+extern "C" {
+#include "pac.h"
+}
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace ns3;
+
+namespace {
+
+const uint16_t SERVER_PORT = 5001;
+const uint16_t IPV4_PROTO = 0x0800;
+
+struct Options {
+    std::string scheme = "pac";         /* pac | tcp */
+    std::string cc = "newreno";         /* newreno | cubic */
+    uint32_t senders = 16;
+    double rate_gbps = 1.0;             /* Bottleneck. */
+    double access_gbps = 1.0;           /* Each sender's link (paper). */
+    double buffer_kb = 96;              /* Bottleneck buffer, 1000 bytes. */
+    uint64_t bytes = 64 * 1024;         /* Answer per sender per round. */
+    uint32_t request_bytes = 100;
+    uint32_t rounds = 5;
+    double sim_ms = 10000;              /* Simulated-time limit. */
+    uint32_t rtt_us = 100;              /* Base RTT, propagation only. */
+    uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
+    bool delayed_ack = true;
+    bool clamp_window = true;           /* pac_config's clamp_window. */
+    /* pac_config's request_copy_us.  Off by default here: ns-3 3.37's
+     * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
+     * when the window reopens after a zero-window copy of a request. */
+    uint32_t request_copy_us = 0;
+    uint64_t seed = 1;
+};
+
+/* Parses "--name value" and "--name=value".  Exits on errors. */
+void
+usage(void)
+{
+    printf("usage: pac-ns3 [OPTIONS]\n"
+           "The PAC paper's single-ToR incast in ns-3, with libpac on the "
+           "receiver's host.\n\n"
+           "  --scheme pac|tcp      PAC on the receiver's host, or plain TCP "
+           "(default pac)\n"
+           "  --cc newreno|cubic    the hosts' congestion control "
+           "(default newreno)\n"
+           "  --senders N           senders (default 16)\n"
+           "  --rate-gbps R         bottleneck rate (default 1)\n"
+           "  --access-gbps A       each sender's link (default 1)\n"
+           "  --buffer-kb B         bottleneck drop-tail buffer, 1000 bytes "
+           "(default 96)\n"
+           "  --bytes S             answer per sender per round, bytes "
+           "(default 65536)\n"
+           "  --request-bytes Q     request per connection (default 100)\n"
+           "  --rounds R            barrier-synchronised rounds (default 5)\n"
+           "  --sim-ms T            simulated-time limit (default 10000)\n"
+           "  --rtt-us U            base RTT, propagation only (default 100)\n"
+           "  --threshold T         PAC threshold, bytes (default: the "
+           "buffer)\n"
+           "  --no-delayed-ack      the receiver ACKs every segment\n"
+           "  --no-clamp            PAC leaves the receiver's window alone\n"
+           "  --request-copy-us US  PAC's request_copy_us (default 0: no "
+           "zero-window\n"
+           "                        copies; ns-3 3.37's TCP crashes on "
+           "them)\n"
+           "  --seed X              ns-3's run number (default 1)\n"
+           "  -h, --help            this help\n");
+}
+
+double
+parse_number(const std::string &name, const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+
+    if (end == s || *end || v < 0) {
+        fprintf(stderr, "pac-ns3: bad value '%s' for --%s\n", s,
+                name.c_str());
+        exit(2);
+    }
+    return v;
+}
+
+Options
+parse_options(int argc, char **argv)
+{
+    Options o;
+
+    for (int i = 1; i < argc; i++) {
+        std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            usage();
+            exit(0);
+        }
+        if (arg.compare(0, 2, "--")) {
+            fprintf(stderr, "pac-ns3: unexpected argument '%s'\n", argv[i]);
+            exit(2);
+        }
+        std::string name = arg.substr(2), value;
+        size_t eq = name.find('=');
+        if (name == "no-delayed-ack") {
+            o.delayed_ack = false;
+            continue;
+        }
+        if (name == "no-clamp") {
+            o.clamp_window = false;
+            continue;
+        }
+        if (eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            fprintf(stderr, "pac-ns3: --%s needs a value\n", name.c_str());
+            exit(2);
+        }
+        const char *v = value.c_str();
+        if (name == "scheme") {
+            o.scheme = value;
+        } else if (name == "cc") {
+            o.cc = value;
+        } else if (name == "senders") {
+            o.senders = parse_number(name, v);
+        } else if (name == "rate-gbps") {
+            o.rate_gbps = parse_number(name, v);
+        } else if (name == "access-gbps") {
+            o.access_gbps = parse_number(name, v);
+        } else if (name == "buffer-kb") {
+            o.buffer_kb = parse_number(name, v);
+        } else if (name == "bytes") {
+            o.bytes = parse_number(name, v);
+        } else if (name == "request-bytes") {
+            o.request_bytes = parse_number(name, v);
+        } else if (name == "rounds") {
+            o.rounds = parse_number(name, v);
+        } else if (name == "sim-ms") {
+            o.sim_ms = parse_number(name, v);
+        } else if (name == "rtt-us") {
+            o.rtt_us = parse_number(name, v);
+        } else if (name == "threshold") {
+            o.threshold = parse_number(name, v);
+        } else if (name == "request-copy-us") {
+            o.request_copy_us = parse_number(name, v);
+        } else if (name == "seed") {
+            o.seed = parse_number(name, v);
+        } else {
+            fprintf(stderr, "pac-ns3: unknown option --%s (see --help)\n",
+                    name.c_str());
+            exit(2);
+        }
+    }
+    if (o.scheme != "pac" && o.scheme != "tcp") {
+        fprintf(stderr, "pac-ns3: --scheme is pac or tcp\n");
+        exit(2);
+    }
+    if (o.cc != "newreno" && o.cc != "cubic") {
+        fprintf(stderr, "pac-ns3: --cc is newreno or cubic\n");
+        exit(2);
+    }
+    if (o.senders < 1 || o.senders > 16000 || o.rounds < 1
+        || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
+        || o.bytes < 1 || o.request_bytes < 1) {
+        fprintf(stderr, "pac-ns3: option out of range (see --help)\n");
+        exit(2);
+    }
+    return o;
+}
+
+/* Counts retransmission-timer expiries of the sockets it is connected to.
+ * ns-3's TcpSocketBase doubles m_rto (capped at 60 s) on every expiry, its
+ * SYN's timer included; an RTT sample never sets it to exactly twice the
+ * old value. */
+struct RtoCounter {
+    uint64_t expiries = 0;
+
+    void Changed(Time old_rto, Time new_rto)
+    {
+        if (old_rto.IsStrictlyPositive()
+            && (new_rto == old_rto * 2
+                || (new_rto == Seconds(60) && old_rto >= Seconds(30)))) {
+            expiries++;
+        }
+    }
+};
+
+/* --------------------------------------------------------------------- */
+/* PAC on the receiver's host. */
+
+/* A packet libpac holds: the ns-3 packet and what Send() needs again. */
+struct HeldPacket {
+    Ptr<Packet> packet;
+    Address dest;
+    uint16_t protocol;
+};
+
+/* The receiver's network device, with libpac between it and the
+ * receiver's IP stack.  Without an instance (scheme tcp) it is a plain
+ * PointToPointNetDevice. */
+class PacDevice : public PointToPointNetDevice {
+public:
+    static TypeId GetTypeId(void);
+
+    void StartPac(const pac_config &cfg);
+    void StopPac(void);
+    bool Send(Ptr<Packet> packet, const Address &dest,
+              uint16_t protocol) override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+
+    pac *Instance(void) const { return m_pac; }
+    uint64_t parse_failures = 0;
+    uint64_t held_now = 0;
+    uint64_t held_max = 0;
+    uint64_t request_copies = 0;
+    uint64_t stale_drops = 0;
+
+private:
+    static void Emit(void *aux, void *pkt, enum pac_emit emit);
+    static void Copy(void *aux, void *pkt);
+    bool Parse(Ptr<const Packet> packet, pac_segment *seg);
+    static void SetWindow(Ptr<Packet> packet, uint16_t window);
+    bool FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
+                     uint16_t protocol, const Address &from);
+    void Schedule(void);
+    void RunTimer(void);
+    static uint64_t NowUs(void)
+    {
+        return Simulator::Now().GetMicroSeconds();
+    }
+
+    pac *m_pac = nullptr;
+    NetDevice::ReceiveCallback m_toStack;
+    EventId m_timer;
+    uint64_t m_timerAtUs = UINT64_MAX;
+    std::vector<uint8_t> m_buf = std::vector<uint8_t>(65536);
+};
+
+NS_OBJECT_ENSURE_REGISTERED(PacDevice);
+
+TypeId
+PacDevice::GetTypeId(void)
+{
+    static TypeId tid = TypeId("ovs-pac::PacDevice")
+        .SetParent<PointToPointNetDevice>()
+        .AddConstructor<PacDevice>();
+    return tid;
+}
+
+void
+PacDevice::StartPac(const pac_config &cfg)
+{
+    char err[256];
+
+    if (!pac_config_check(&cfg, err, sizeof err)) {
+        fprintf(stderr, "pac-ns3: bad PAC configuration: %s\n", err);
+        exit(2);
+    }
+    m_pac = pac_create(&cfg, NowUs());
+    if (!m_pac) {
+        fprintf(stderr, "pac-ns3: pac_create() failed\n");
+        exit(1);
+    }
+    pac_set_copy_cb(m_pac, Copy);
+}
+
+/* Releases whatever libpac still holds (sent, as a datapath does when PAC
+ * is turned off) and frees the instance. */
+void
+PacDevice::StopPac(void)
+{
+    if (m_pac) {
+        pac_destroy(m_pac, Emit, this);
+        m_pac = nullptr;
+        m_timer.Cancel();
+    }
+}
+
+/* Writes 'packet' (an IPv4 packet) as bytes and parses it as the datapath
+ * does.  ns-3's payloads are zeros; its checksums are 0 unless enabled,
+ * which libpac does not check. */
+bool
+PacDevice::Parse(Ptr<const Packet> packet, pac_segment *seg)
+{
+    uint32_t size = packet->GetSize();
+
+    if (size > m_buf.size()) {
+        m_buf.resize(size);
+    }
+    packet->CopyData(m_buf.data(), size);
+    if (pac_parse_ip(m_buf.data(), size, seg) != PAC_PARSE_OK) {
+        parse_failures++;
+        return false;
+    }
+    return true;
+}
+
+/* Sets the raw TCP window field of 'packet' (IPv4 + TCP). */
+void
+PacDevice::SetWindow(Ptr<Packet> packet, uint16_t window)
+{
+    Ipv4Header ip;
+    TcpHeader tcp;
+
+    packet->RemoveHeader(ip);
+    packet->RemoveHeader(tcp);
+    tcp.SetWindowSize(window);
+    packet->AddHeader(tcp);
+    packet->AddHeader(ip);
+}
+
+void
+PacDevice::Emit(void *aux, void *pkt, enum pac_emit emit)
+{
+    PacDevice *dev = static_cast<PacDevice *>(aux);
+    HeldPacket *held = static_cast<HeldPacket *>(pkt);
+
+    dev->held_now--;
+    if (emit == PAC_EMIT_RELEASE) {
+        dev->PointToPointNetDevice::Send(held->packet, held->dest,
+                                         held->protocol);
+    } else {
+        dev->stale_drops++;
+    }
+    delete held;
+}
+
+/* A zero-window copy of a long-held request (pac_config.request_copy_us):
+ * it stops the receiver's retransmission timer while the request waits. */
+void
+PacDevice::Copy(void *aux, void *pkt)
+{
+    PacDevice *dev = static_cast<PacDevice *>(aux);
+    const HeldPacket *held = static_cast<const HeldPacket *>(pkt);
+    Ptr<Packet> copy = held->packet->Copy();
+
+    SetWindow(copy, 0);
+    dev->request_copies++;
+    dev->PointToPointNetDevice::Send(copy, held->dest, held->protocol);
+}
+
+bool
+PacDevice::Send(Ptr<Packet> packet, const Address &dest, uint16_t protocol)
+{
+    pac_segment seg;
+
+    if (!m_pac || protocol != IPV4_PROTO || !Parse(packet, &seg)) {
+        return PointToPointNetDevice::Send(packet, dest, protocol);
+    }
+
+    HeldPacket *held = new HeldPacket{packet, dest, protocol};
+    held_now++;
+    enum pac_verdict verdict = pac_tx(m_pac, &seg, held, NowUs(), Emit,
+                                      this);
+    if (seg.window_clamped) {
+        SetWindow(packet, seg.window);
+    }
+    bool ok = true;
+    if (verdict == PAC_PASS) {
+        held_now--;
+        delete held;
+        ok = PointToPointNetDevice::Send(packet, dest, protocol);
+    } else {
+        held_max = std::max(held_max, held_now);
+    }
+    Schedule();
+    return ok;
+}
+
+void
+PacDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_toStack = cb;
+    PointToPointNetDevice::SetReceiveCallback(
+        MakeCallback(&PacDevice::FromNetwork, this));
+}
+
+/* A packet from the ToR: libpac sees it before the receiver's stack. */
+bool
+PacDevice::FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
+                       uint16_t protocol, const Address &from)
+{
+    pac_segment seg;
+
+    if (m_pac && protocol == IPV4_PROTO && Parse(packet, &seg)) {
+        pac_rx(m_pac, &seg, NowUs(), Emit, this);
+        Schedule();
+    }
+    return m_toStack(dev, packet, protocol, from);
+}
+
+/* Keeps one timer event at libpac's next wakeup (or earlier). */
+void
+PacDevice::Schedule(void)
+{
+    uint64_t wakeup = pac_next_wakeup(m_pac);
+
+    if (wakeup == UINT64_MAX
+        || (m_timer.IsRunning() && m_timerAtUs <= wakeup)) {
+        return;
+    }
+    uint64_t now = NowUs();
+    uint64_t at = std::max(wakeup, now);
+    m_timer.Cancel();
+    m_timerAtUs = at;
+    m_timer = Simulator::Schedule(MicroSeconds(at - now),
+                                  &PacDevice::RunTimer, this);
+}
+
+void
+PacDevice::RunTimer(void)
+{
+    uint64_t now = NowUs();
+
+    m_timerAtUs = UINT64_MAX;
+    pac_run(m_pac, now, Emit, this);
+    if (pac_next_wakeup(m_pac) <= now) {
+        /* pac_run() should have done what was due: do not spin. */
+        m_timerAtUs = now + 1;
+        m_timer = Simulator::Schedule(MicroSeconds(1), &PacDevice::RunTimer,
+                                      this);
+    } else {
+        Schedule();
+    }
+}
+
+/* --------------------------------------------------------------------- */
+/* The incast application. */
+
+/* Nearest-rank percentile of 'v' (sorted in place); 0 if empty. */
+template <typename T>
+double
+percentile(std::vector<T> &v, double p)
+{
+    if (v.empty()) {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t rank = (size_t) std::ceil(p / 100.0 * v.size());
+    return (double) v[rank ? rank - 1 : 0];
+}
+
+/* A sender: answers each whole request on a connection with 'bytes'. */
+class Sender {
+public:
+    Sender(Ptr<Node> node, const Options &o, RtoCounter *rto)
+        : m_opts(o), m_rto(rto)
+    {
+        m_listen = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+        m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(),
+                                         SERVER_PORT));
+        m_listen->Listen();
+        m_listen->SetAcceptCallback(
+            MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
+            MakeCallback(&Sender::Accepted, this));
+    }
+
+private:
+    void Accepted(Ptr<Socket> socket, const Address &)
+    {
+        m_socket = socket;
+        socket->TraceConnectWithoutContext(
+            "RTO", MakeCallback(&RtoCounter::Changed, m_rto));
+        socket->SetRecvCallback(MakeCallback(&Sender::Readable, this));
+        socket->SetSendCallback(MakeCallback(&Sender::Writable, this));
+    }
+
+    void Readable(Ptr<Socket> socket)
+    {
+        Ptr<Packet> p;
+        while ((p = socket->Recv())) {
+            m_requestBytes += p->GetSize();
+        }
+        while (m_requestBytes >= m_opts.request_bytes) {
+            m_requestBytes -= m_opts.request_bytes;
+            m_toSend += m_opts.bytes;
+        }
+        Pump();
+    }
+
+    void Writable(Ptr<Socket>, uint32_t) { Pump(); }
+
+    void Pump(void)
+    {
+        while (m_toSend) {
+            uint32_t room = m_socket->GetTxAvailable();
+            uint32_t n = std::min<uint64_t>(m_toSend, room);
+            if (!n || m_socket->Send(Create<Packet>(n)) < 0) {
+                return;
+            }
+            m_toSend -= n;
+        }
+    }
+
+    const Options &m_opts;
+    RtoCounter *m_rto;
+    Ptr<Socket> m_listen;
+    Ptr<Socket> m_socket;
+    uint64_t m_requestBytes = 0;
+    uint64_t m_toSend = 0;
+};
+
+/* The receiver: connects to every sender, then runs the rounds. */
+class Receiver {
+public:
+    Receiver(Ptr<Node> node, const Options &o,
+             const std::vector<Ipv4Address> &senders)
+        : m_opts(o), m_conns(senders.size())
+    {
+        for (size_t i = 0; i < senders.size(); i++) {
+            Conn &c = m_conns[i];
+            c.socket = Socket::CreateSocket(node,
+                                            TcpSocketFactory::GetTypeId());
+            c.socket->TraceConnectWithoutContext(
+                "RTO", MakeCallback(&RtoCounter::Changed, &rto));
+            c.socket->Bind();
+            c.socket->SetConnectCallback(
+                MakeCallback(&Receiver::Connected, this),
+                MakeCallback(&Receiver::ConnectFailed, this));
+            c.socket->SetRecvCallback(
+                MakeBoundCallback(&Receiver::ReadableCb, this, i));
+            c.socket->Connect(InetSocketAddress(senders[i], SERVER_PORT));
+        }
+    }
+
+    RtoCounter rto;                     /* The receiver's own expiries. */
+    uint32_t rounds_done = 0;
+    uint64_t delivered = 0;             /* Answer bytes, in rounds. */
+    Time first_round_start = Seconds(-1);
+    Time last_round_end;
+    Time handshake_done = Seconds(-1);
+    std::vector<double> fct_ms;         /* Finished rounds' answers. */
+    std::vector<double> round_ms;
+    bool finished = false;
+
+private:
+    struct Conn {
+        Ptr<Socket> socket;
+        uint64_t received = 0;          /* Answer bytes, whole run. */
+        uint64_t expected = 0;          /* End of the awaited answer. */
+        Time request_at;
+        bool awaiting = false;
+    };
+
+    void Connected(Ptr<Socket>)
+    {
+        if (++m_established == m_conns.size()) {
+            handshake_done = Simulator::Now();
+            StartRound();
+        }
+    }
+
+    void ConnectFailed(Ptr<Socket>)
+    {
+        fprintf(stderr, "pac-ns3: a connection failed\n");
+    }
+
+    void StartRound(void)
+    {
+        Time now = Simulator::Now();
+
+        m_round_start = now;
+        if (first_round_start.IsNegative()) {
+            first_round_start = now;
+        }
+        m_remaining = m_conns.size();
+        m_round_fct.clear();
+        for (Conn &c : m_conns) {
+            c.expected += m_opts.bytes;
+            c.awaiting = true;
+            c.request_at = now;
+            c.socket->Send(Create<Packet>(m_opts.request_bytes));
+        }
+    }
+
+    static void ReadableCb(Receiver *self, size_t i, Ptr<Socket> socket)
+    {
+        self->Readable(i, socket);
+    }
+
+    void Readable(size_t i, Ptr<Socket> socket)
+    {
+        Conn &c = m_conns[i];
+        Ptr<Packet> p;
+
+        while ((p = socket->Recv())) {
+            c.received += p->GetSize();
+            if (!first_round_start.IsNegative()) {
+                delivered += p->GetSize();
+            }
+        }
+        if (c.awaiting && c.received >= c.expected) {
+            c.awaiting = false;
+            m_round_fct.push_back((Simulator::Now() - c.request_at)
+                                  .GetSeconds() * 1e3);
+            if (--m_remaining == 0) {
+                EndRound();
+            }
+        }
+    }
+
+    void EndRound(void)
+    {
+        Time now = Simulator::Now();
+
+        rounds_done++;
+        last_round_end = now;
+        round_ms.push_back((now - m_round_start).GetSeconds() * 1e3);
+        fct_ms.insert(fct_ms.end(), m_round_fct.begin(), m_round_fct.end());
+        if (rounds_done < m_opts.rounds) {
+            StartRound();
+        } else {
+            finished = true;
+            Simulator::Stop();
+        }
+    }
+
+    const Options &m_opts;
+    std::vector<Conn> m_conns;
+    size_t m_established = 0;
+    size_t m_remaining = 0;
+    Time m_round_start;
+    std::vector<double> m_round_fct;
+};
+
+/* --------------------------------------------------------------------- */
+/* The bottleneck's observers. */
+
+struct QueueStats {
+    Ptr<Queue<Packet>> queue;
+    std::vector<uint32_t> arrival_bytes;    /* Queue bytes per arrival. */
+    uint32_t max_bytes = 0;
+    uint64_t drops = 0;
+
+    void Arrival(Ptr<const Packet>)
+    {
+        uint32_t bytes = queue->GetNBytes();
+        arrival_bytes.push_back(bytes);
+    }
+
+    void Enqueued(Ptr<const Packet>)
+    {
+        max_bytes = std::max(max_bytes, queue->GetNBytes());
+    }
+
+    void Dropped(Ptr<const Packet>) { drops++; }
+};
+
+/* The ToR's forwarding: one hash lookup of the destination host per
+ * packet.  ns-3's static routing scans every route (one per sender link)
+ * for each packet, which made the ToR cost O(N) per packet. */
+class TorRouting : public Ipv4RoutingProtocol {
+public:
+    static TypeId GetTypeId(void)
+    {
+        static TypeId tid = TypeId("ovs-pac::TorRouting")
+            .SetParent<Ipv4RoutingProtocol>();
+        return tid;
+    }
+
+    /* Packets for 'host' leave through 'interface'. */
+    void AddHost(Ipv4Address host, uint32_t interface)
+    {
+        m_hosts[host.Get()] = interface;
+    }
+
+    Ptr<Ipv4Route> RouteOutput(Ptr<Packet>, const Ipv4Header &header,
+                               Ptr<NetDevice>,
+                               Socket::SocketErrno &sockerr) override
+    {
+        Ptr<Ipv4Route> route = Lookup(header.GetDestination());
+        sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
+        return route;
+    }
+
+    bool RouteInput(Ptr<const Packet> p, const Ipv4Header &header,
+                    Ptr<const NetDevice>, UnicastForwardCallback ucb,
+                    MulticastForwardCallback, LocalDeliverCallback,
+                    ErrorCallback) override
+    {
+        Ptr<Ipv4Route> route = Lookup(header.GetDestination());
+        if (!route) {
+            return false;
+        }
+        ucb(route, p, header);
+        return true;
+    }
+
+    void NotifyInterfaceUp(uint32_t) override {}
+    void NotifyInterfaceDown(uint32_t) override {}
+    void NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override {}
+    void NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override {}
+    void SetIpv4(Ptr<Ipv4> ipv4) override { m_ipv4 = ipv4; }
+    void PrintRoutingTable(Ptr<OutputStreamWrapper>, Time::Unit) const
+        override {}
+
+private:
+    Ptr<Ipv4Route> Lookup(Ipv4Address dst) const
+    {
+        auto it = m_hosts.find(dst.Get());
+        if (it == m_hosts.end()) {
+            return nullptr;
+        }
+        Ptr<Ipv4Route> route = Create<Ipv4Route>();
+        route->SetDestination(dst);
+        route->SetGateway(dst);
+        route->SetSource(m_ipv4->GetAddress(it->second, 0).GetLocal());
+        route->SetOutputDevice(m_ipv4->GetNetDevice(it->second));
+        return route;
+    }
+
+    Ptr<Ipv4> m_ipv4;
+    std::unordered_map<uint32_t, uint32_t> m_hosts;
+};
+
+void
+remove_queue_discs(Ptr<Node> node)
+{
+    Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+
+    for (uint32_t d = 0; d < node->GetNDevices(); d++) {
+        Ptr<NetDevice> dev = node->GetDevice(d);
+        if (tc && tc->GetRootQueueDiscOnDevice(dev)) {
+            tc->DeleteRootQueueDiscOnDevice(dev);
+        }
+    }
+}
+
+std::string
+rate_string(double gbps)
+{
+    char s[64];
+    snprintf(s, sizeof s, "%.0fbps", gbps * 1e9);
+    return s;
+}
+
+} /* namespace */
+
+int
+main(int argc, char **argv)
+{
+    Options o = parse_options(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(o.seed);
+
+    /* The guests' TCP: Linux-like where ns-3 lets us. */
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(o.cc == "cubic"
+                                   ? TcpCubic::GetTypeId()
+                                   : TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount",
+                       UintegerValue(o.delayed_ack ? 2 : 1));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
+                       TimeValue(MilliSeconds(40)));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize",
+                       UintegerValue(1 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize",
+                       UintegerValue(1 << 20));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto",
+                       TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling",
+                       BooleanValue(true));
+
+    /* An address is a node's own only on the interface it arrived on: the
+     * ToR need not compare each packet with its N + 1 interfaces. */
+    Config::SetDefault("ns3::Ipv4::WeakEsModel",
+                       BooleanValue(false));
+
+    /* Nodes: the receiver, the ToR, the senders. */
+    Ptr<Node> receiver = CreateObject<Node>();
+    Ptr<Node> tor = CreateObject<Node>();
+    NodeContainer senders;
+    senders.Create(o.senders);
+
+    InternetStackHelper stack;
+    stack.Install(receiver);
+    stack.Install(tor);
+    stack.Install(senders);
+
+    /* Propagation: sender -> ToR and ToR -> receiver rtt/4 each way. */
+    Time hop = NanoSeconds(o.rtt_us * 1000 / 4);
+
+    /* Access links: big device queues (hosts never drop their own
+     * segments; the ToR's side carries only ACKs). */
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate",
+                              StringValue(rate_string(o.access_gbps)));
+    access.SetChannelAttribute("Delay", TimeValue(hop));
+    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+                    QueueSizeValue(QueueSize("100000p")));
+
+    Ptr<TorRouting> tor_routing = CreateObject<TorRouting>();
+    DynamicCast<Ipv4ListRouting>(tor->GetObject<Ipv4>()->GetRoutingProtocol())
+        ->AddRoutingProtocol(tor_routing, 10);
+
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.0.0", "255.255.255.252");
+    std::vector<Ipv4Address> sender_addrs;
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < o.senders; i++) {
+        NetDeviceContainer devs = access.Install(senders.Get(i), tor);
+        Ipv4InterfaceContainer ifs = addr.Assign(devs);
+        addr.NewNetwork();
+        sender_addrs.push_back(ifs.GetAddress(0));
+        tor_routing->AddHost(ifs.GetAddress(0), ifs.Get(1).second);
+        routing.GetStaticRouting(senders.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(ifs.GetAddress(1), 1);
+    }
+
+    /* The bottleneck: the ToR's port toward the receiver, and the
+     * receiver's device, on which PAC runs. */
+    Ptr<PointToPointChannel> channel = CreateObject<PointToPointChannel>();
+    channel->SetAttribute("Delay", TimeValue(hop));
+
+    Ptr<PointToPointNetDevice> tor_port = CreateObject<PointToPointNetDevice>();
+    tor_port->SetAddress(Mac48Address::Allocate());
+    tor_port->SetDataRate(DataRate(rate_string(o.rate_gbps)));
+    Ptr<Queue<Packet>> buffer = CreateObject<DropTailQueue<Packet>>();
+    uint32_t buffer_bytes = (uint32_t) (o.buffer_kb * 1000);
+    buffer->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, buffer_bytes));
+    tor_port->SetQueue(buffer);
+    tor->AddDevice(tor_port);
+    tor_port->Attach(channel);
+
+    Ptr<PacDevice> nic = CreateObject<PacDevice>();
+    nic->SetAddress(Mac48Address::Allocate());
+    nic->SetDataRate(DataRate(rate_string(o.rate_gbps)));
+    Ptr<Queue<Packet>> nic_queue = CreateObject<DropTailQueue<Packet>>();
+    nic_queue->SetMaxSize(QueueSize("100000p"));
+    nic->SetQueue(nic_queue);
+    receiver->AddDevice(nic);
+    nic->Attach(channel);
+
+    NetDeviceContainer bottleneck;
+    bottleneck.Add(tor_port);
+    bottleneck.Add(nic);
+    Ipv4AddressHelper baddr;
+    baddr.SetBase("192.168.0.0", "255.255.255.252");
+    Ipv4InterfaceContainer bifs = baddr.Assign(bottleneck);
+    routing.GetStaticRouting(receiver->GetObject<Ipv4>())
+        ->SetDefaultRoute(bifs.GetAddress(0), 1);
+    tor_routing->AddHost(bifs.GetAddress(1), bifs.Get(0).second);
+
+    remove_queue_discs(receiver);
+    remove_queue_discs(tor);
+    for (uint32_t i = 0; i < o.senders; i++) {
+        remove_queue_discs(senders.Get(i));
+    }
+
+    QueueStats qstats;
+    qstats.queue = buffer;
+    tor_port->TraceConnectWithoutContext(
+        "MacTx", MakeCallback(&QueueStats::Arrival, &qstats));
+    buffer->TraceConnectWithoutContext(
+        "Enqueue", MakeCallback(&QueueStats::Enqueued, &qstats));
+    buffer->TraceConnectWithoutContext(
+        "Drop", MakeCallback(&QueueStats::Dropped, &qstats));
+
+    if (o.scheme == "pac") {
+        pac_config cfg;
+        pac_config_init(&cfg);
+        cfg.hash_seed = 0x5ac0ffee;     /* The same layout every run. */
+        cfg.threshold = o.threshold ? o.threshold : buffer_bytes;
+        cfg.clamp_window = o.clamp_window;
+        cfg.request_copy_us = o.request_copy_us;
+        nic->StartPac(cfg);
+    }
+
+    RtoCounter sender_rto;
+    std::vector<Sender *> apps;
+    for (uint32_t i = 0; i < o.senders; i++) {
+        apps.push_back(new Sender(senders.Get(i), o, &sender_rto));
+    }
+    Receiver client(receiver, o, sender_addrs);
+
+    Simulator::Stop(MilliSeconds(o.sim_ms));
+    Simulator::Run();
+    Time end = Simulator::Now();
+
+    pac_stats pst;
+    memset(&pst, 0, sizeof pst);
+    if (nic->Instance()) {
+        pac_get_stats(nic->Instance(), &pst);
+    }
+
+    /* Goodput over the rounds: to the last round's end, or to the limit
+     * when the rounds did not finish. */
+    double goodput = 0;
+    if (!client.first_round_start.IsNegative()) {
+        Time stop = client.finished ? client.last_round_end : end;
+        double secs = (stop - client.first_round_start).GetSeconds();
+        goodput = secs > 0 ? client.delivered * 8 / secs / 1e6 : 0;
+    }
+    double fct_p99 = percentile(client.fct_ms, 99);
+    std::string round_list;
+    for (double ms : client.round_ms) {
+        char one[32];
+        snprintf(one, sizeof one, " %.2f", ms);
+        round_list += one;
+    }
+    double round_p50 = percentile(client.round_ms, 50);
+    double queue_p99 = percentile(qstats.arrival_bytes, 99) / 1000;
+
+    printf("RESULT sim=ns3 scheme=%s rate_gbps=%g senders=%u "
+           "goodput_mbps=%.1f timeouts=%" PRIu64 " fct_p99_ms=%.2f "
+           "queue_p99_kb=%.1f rcv_timeouts=%" PRIu64 " drops=%" PRIu64
+           " rounds=%u/%u queue_max_kb=%.1f buffer_kb=%g cc=%s seed=%"
+           PRIu64 "\n",
+           o.scheme.c_str(), o.rate_gbps, o.senders, goodput,
+           sender_rto.expiries, fct_p99, queue_p99, client.rto.expiries,
+           qstats.drops, client.rounds_done, o.rounds,
+           qstats.max_bytes / 1000.0, o.buffer_kb, o.cc.c_str(), o.seed);
+    printf("  handshake %.2f ms, round p50 %.2f ms, simulated %.3f s, "
+           "rounds (ms):%s\n",
+           client.handshake_done.IsNegative()
+           ? -1.0 : client.handshake_done.GetSeconds() * 1e3,
+           round_p50, end.GetSeconds(), round_list.c_str());
+    if (nic->Instance()) {
+        printf("  pac: held %" PRIu64 " passed %" PRIu64 " max_held %"
+               PRIu64 " stale_drops %" PRIu64 " request_copies %" PRIu64
+               " windows_clamped %" PRIu64 " request_triggers %" PRIu64
+               " parse_failures %" PRIu64 "\n",
+               pst.tx_held, pst.tx_passed, nic->held_max, nic->stale_drops,
+               nic->request_copies, pst.windows_clamped,
+               pst.request_triggers, nic->parse_failures);
+    }
+
+    nic->StopPac();
+    Simulator::Destroy();
+    for (Sender *s : apps) {
+        delete s;
+    }
+    return 0;
+}
