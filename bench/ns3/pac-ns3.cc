@@ -94,6 +94,7 @@ struct Options {
      * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
      * when the window reopens after a zero-window copy of a request. */
     uint32_t request_copy_us = 0;
+    uint32_t jitter_ns = 1000;          /* Senders' answer-start jitter. */
     uint64_t seed = 1;
 };
 
@@ -127,6 +128,10 @@ usage(void)
            "zero-window\n"
            "                        copies; ns-3 3.37's TCP crashes on "
            "them)\n"
+           "  --jitter-ns J         each answer starts after a uniform 0..J "
+           "ns host\n"
+           "                        delay (default 1000), so that --seed "
+           "matters\n"
            "  --seed X              ns-3's run number (default 1)\n"
            "  -h, --help            this help\n");
 }
@@ -206,6 +211,8 @@ parse_options(int argc, char **argv)
             o.threshold = parse_number(name, v);
         } else if (name == "request-copy-us") {
             o.request_copy_us = parse_number(name, v);
+        } else if (name == "jitter-ns") {
+            o.jitter_ns = parse_number(name, v);
         } else if (name == "seed") {
             o.seed = parse_number(name, v);
         } else {
@@ -513,6 +520,8 @@ public:
         m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(),
                                          SERVER_PORT));
         m_listen->Listen();
+        m_jitter = CreateObject<UniformRandomVariable>();
+        m_jitter->SetAttribute("Max", DoubleValue(o.jitter_ns));
         m_listen->SetAcceptCallback(
             MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
             MakeCallback(&Sender::Accepted, this));
@@ -534,11 +543,17 @@ private:
         while ((p = socket->Recv())) {
             m_requestBytes += p->GetSize();
         }
+        bool asked = false;
         while (m_requestBytes >= m_opts.request_bytes) {
             m_requestBytes -= m_opts.request_bytes;
             m_toSend += m_opts.bytes;
+            asked = true;
         }
-        Pump();
+        if (asked) {
+            /* Host noise that breaks the exact ties between senders. */
+            Simulator::Schedule(NanoSeconds(m_jitter->GetInteger()),
+                                &Sender::Pump, this);
+        }
     }
 
     void Writable(Ptr<Socket>, uint32_t) { Pump(); }
@@ -557,6 +572,7 @@ private:
 
     const Options &m_opts;
     RtoCounter *m_rto;
+    Ptr<UniformRandomVariable> m_jitter;
     Ptr<Socket> m_listen;
     Ptr<Socket> m_socket;
     uint64_t m_requestBytes = 0;
@@ -988,10 +1004,16 @@ main(int argc, char **argv)
         printf("  pac: held %" PRIu64 " passed %" PRIu64 " max_held %"
                PRIu64 " stale_drops %" PRIu64 " request_copies %" PRIu64
                " windows_clamped %" PRIu64 " request_triggers %" PRIu64
-               " parse_failures %" PRIu64 "\n",
+               " parse_failures %" PRIu64 "\n"
+               "  pac: released fit %" PRIu64 " max_hold %" PRIu64
+               " cap %" PRIu64 " silence_resets %" PRIu64 " dry_reclaims %"
+               PRIu64 " late_data %" PRIu64 "\n",
                pst.tx_held, pst.tx_passed, nic->held_max, nic->stale_drops,
                nic->request_copies, pst.windows_clamped,
-               pst.request_triggers, nic->parse_failures);
+               pst.request_triggers, nic->parse_failures,
+               pst.released[PAC_REL_FIT], pst.released[PAC_REL_MAX_HOLD],
+               pst.released[PAC_REL_CAP], pst.silence_resets,
+               pst.dry_reclaims, pst.late_data);
     }
 
     nic->StopPac();
