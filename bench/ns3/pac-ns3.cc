@@ -96,6 +96,7 @@ struct Options {
     uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
     bool delayed_ack = true;
     bool clamp_window = true;           /* pac_config's clamp_window. */
+    bool syn_mss = true;                /* Show libpac SYNs' MSS option. */
     /* pac_config's request_copy_us.  Off by default here: ns-3 3.37's
      * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
      * when the window reopens after a zero-window copy of a request. */
@@ -130,6 +131,9 @@ usage(void)
            "buffer)\n"
            "  --no-delayed-ack      the receiver ACKs every segment\n"
            "  --no-clamp            PAC leaves the receiver's window alone\n"
+           "  --no-syn-mss          libpac sees ns-3's SYNs as they are, "
+           "without the\n"
+           "                        MSS option a Linux stack adds\n"
            "  --request-copy-us US  PAC's request_copy_us (default 0: no "
            "zero-window\n"
            "                        copies; ns-3 3.37's TCP crashes on "
@@ -175,6 +179,10 @@ parse_options(int argc, char **argv)
         size_t eq = name.find('=');
         if (name == "no-delayed-ack") {
             o.delayed_ack = false;
+            continue;
+        }
+        if (name == "no-syn-mss") {
+            o.syn_mss = false;
             continue;
         }
         if (name == "no-clamp") {
@@ -278,7 +286,7 @@ class PacDevice : public PointToPointNetDevice {
 public:
     static TypeId GetTypeId(void);
 
-    void StartPac(const pac_config &cfg);
+    void StartPac(const pac_config &cfg, bool syn_mss);
     void StopPac(void);
     bool Send(Ptr<Packet> packet, const Address &dest,
               uint16_t protocol) override;
@@ -296,6 +304,7 @@ private:
     static void Copy(void *aux, void *pkt);
     bool Parse(Ptr<const Packet> packet, pac_segment *seg);
     static void SetWindow(Ptr<Packet> packet, uint16_t window);
+    static Ptr<Packet> WithMssOption(Ptr<const Packet> packet);
     bool FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
                      uint16_t protocol, const Address &from);
     void Schedule(void);
@@ -306,6 +315,7 @@ private:
     }
 
     pac *m_pac = nullptr;
+    bool m_synMss = true;
     NetDevice::ReceiveCallback m_toStack;
     EventId m_timer;
     uint64_t m_timerAtUs = UINT64_MAX;
@@ -324,10 +334,11 @@ PacDevice::GetTypeId(void)
 }
 
 void
-PacDevice::StartPac(const pac_config &cfg)
+PacDevice::StartPac(const pac_config &cfg, bool syn_mss)
 {
     char err[256];
 
+    m_synMss = syn_mss;
     if (!pac_config_check(&cfg, err, sizeof err)) {
         fprintf(stderr, "pac-ns3: bad PAC configuration: %s\n", err);
         exit(2);
@@ -358,6 +369,13 @@ PacDevice::StopPac(void)
 bool
 PacDevice::Parse(Ptr<const Packet> packet, pac_segment *seg)
 {
+    if (m_synMss) {
+        Ptr<const Packet> with_mss = WithMssOption(packet);
+        if (with_mss) {
+            packet = with_mss;
+        }
+    }
+
     uint32_t size = packet->GetSize();
 
     if (size > m_buf.size()) {
@@ -369,6 +387,51 @@ PacDevice::Parse(Ptr<const Packet> packet, pac_segment *seg)
         return false;
     }
     return true;
+}
+
+/* ns-3's TCP puts no MSS option on its SYNs and SYN-ACKs; Linux (the
+ * guests PAC is for) always does, and libpac judges a short segment to end
+ * an answer only when both SYNs carried one (pac_is_short_segment()).
+ * Returns a copy of 'packet' (IPv4 + TCP) with the option a Linux stack
+ * would add (SEGMENT_SIZE), if 'packet' is a SYN without one; otherwise
+ * NULL.  Only libpac sees the copy. */
+Ptr<Packet>
+PacDevice::WithMssOption(Ptr<const Packet> packet)
+{
+    Ptr<Packet> copy = packet->Copy();
+    Ipv4Header ip;
+    TcpHeader tcp;
+
+    copy->RemoveHeader(ip);
+    copy->RemoveHeader(tcp);
+    if (!(tcp.GetFlags() & TcpHeader::SYN) || tcp.HasOption(TcpOption::MSS)) {
+        return nullptr;
+    }
+    /* The MSS option first, as Linux orders them: the deserialised list
+     * may end with padding (an end-of-options kind) that hides what
+     * follows it from a parser. */
+    TcpHeader with_mss;
+    with_mss.SetSourcePort(tcp.GetSourcePort());
+    with_mss.SetDestinationPort(tcp.GetDestinationPort());
+    with_mss.SetSequenceNumber(tcp.GetSequenceNumber());
+    with_mss.SetAckNumber(tcp.GetAckNumber());
+    with_mss.SetFlags(tcp.GetFlags());
+    with_mss.SetWindowSize(tcp.GetWindowSize());
+    with_mss.SetUrgentPointer(tcp.GetUrgentPointer());
+    Ptr<TcpOptionMSS> mss = CreateObject<TcpOptionMSS>();
+    mss->SetMSS(SEGMENT_SIZE);
+    with_mss.AppendOption(mss);
+    for (Ptr<const TcpOption> option : tcp.GetOptionList()) {
+        if (option->GetKind() != TcpOption::END
+            && option->GetKind() != TcpOption::NOP
+            && !with_mss.AppendOption(option)) {
+            return nullptr;
+        }
+    }
+    ip.SetPayloadSize(with_mss.GetSerializedSize() + copy->GetSize());
+    copy->AddHeader(with_mss);
+    copy->AddHeader(ip);
+    return copy;
 }
 
 /* Sets the raw TCP window field of 'packet' (IPv4 + TCP). */
@@ -960,7 +1023,7 @@ main(int argc, char **argv)
         /* ns-3's TCP sends no MSS option: tell PAC the segment size. */
         cfg.default_mss = SEGMENT_SIZE;
         cfg.request_copy_us = o.request_copy_us;
-        nic->StartPac(cfg);
+        nic->StartPac(cfg, o.syn_mss);
     }
 
     RtoCounter sender_rto;
@@ -1026,13 +1089,13 @@ main(int argc, char **argv)
                " parse_failures %" PRIu64 "\n"
                "  pac: released fit %" PRIu64 " max_hold %" PRIu64
                " cap %" PRIu64 " silence_resets %" PRIu64 " dry_reclaims %"
-               PRIu64 " late_data %" PRIu64 "\n",
+               PRIu64 " answer_ends %" PRIu64 " late_data %" PRIu64 "\n",
                pst.tx_held, pst.tx_passed, nic->held_max, nic->stale_drops,
                nic->request_copies, pst.windows_clamped,
                pst.request_triggers, nic->parse_failures,
                pst.released[PAC_REL_FIT], pst.released[PAC_REL_MAX_HOLD],
                pst.released[PAC_REL_CAP], pst.silence_resets,
-               pst.dry_reclaims, pst.late_data);
+               pst.dry_reclaims, pst.answer_ends, pst.late_data);
     }
 
     nic->StopPac();
