@@ -28,6 +28,9 @@
  * pac_parse_ip(), as the datapath does) and gets its time from the
  * simulator's clock; pac_run() runs at pac_next_wakeup().  The window that
  * libpac lowers (clamp_window) is written back into the packet's TCP header.
+ * Two departures, both forced by ns-3 (docs/scale.md): libpac sees each SYN
+ * with the MSS option a Linux stack adds (ns-3 sends none), and PAC sends
+ * no zero-window copies of held requests (ns-3's sender crashes on them).
  *
  * Output: one machine-readable line
  *
@@ -105,7 +108,6 @@ struct Options {
     uint64_t seed = 1;
 };
 
-/* Parses "--name value" and "--name=value".  Exits on errors. */
 void
 usage(void)
 {
@@ -160,6 +162,7 @@ parse_number(const std::string &name, const char *s)
     return v;
 }
 
+/* Parses "--name value" and "--name=value".  Exits on errors. */
 Options
 parse_options(int argc, char **argv)
 {
