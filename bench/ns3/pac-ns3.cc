@@ -16,8 +16,9 @@
  * barrier-synchronised rounds: a --request-bytes request on every
  * connection at once, each sender answers --bytes, and the next round starts
  * when every answer has arrived (as bench/sim/pac-sim and bench/incast do).
- * Both ends are ns-3's own, unmodified TCP (NewReno or Cubic, SACK,
- * timestamps, window scaling, IW10, delayed ACKs, RTOmin 200 ms).
+ * Both ends are ns-3's own, unmodified TCP (Linux-like Reno, NewReno or
+ * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
+ * 200 ms).
  *
  * With --scheme pac, the receiver's network device is a PacDevice: the place
  * where a hypervisor switch would run PAC.  Every IPv4 packet it receives
@@ -86,7 +87,11 @@ const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
     std::string scheme = "pac";         /* pac | tcp */
-    std::string cc = "newreno";         /* newreno | cubic */
+    /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
+     * window by one segment per ACK in slow start whatever the ACK
+     * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
+     * what libpac's trigger model (eq. 3) expects of the guests. */
+    std::string cc = "linuxreno";
     uint32_t senders = 16;
     double rate_gbps = 1.0;             /* Bottleneck. */
     double access_gbps = 1.0;           /* Each sender's link (paper). */
@@ -116,8 +121,14 @@ usage(void)
            "receiver's host.\n\n"
            "  --scheme pac|tcp      PAC on the receiver's host, or plain TCP "
            "(default pac)\n"
-           "  --cc newreno|cubic    the hosts' congestion control "
-           "(default newreno)\n"
+           "  --cc linuxreno|newreno|cubic\n"
+           "                        the hosts' congestion control (default "
+           "linuxreno:\n"
+           "                        in slow start it grows the window by "
+           "the segments\n"
+           "                        an ACK covers, as Linux does; ns-3's "
+           "newreno and\n"
+           "                        cubic by one segment per ACK)\n"
            "  --senders N           senders (default 16)\n"
            "  --rate-gbps R         bottleneck rate (default 1)\n"
            "  --access-gbps A       each sender's link (default 1)\n"
@@ -242,8 +253,8 @@ parse_options(int argc, char **argv)
         fprintf(stderr, "pac-ns3: --scheme is pac or tcp\n");
         exit(2);
     }
-    if (o.cc != "newreno" && o.cc != "cubic") {
-        fprintf(stderr, "pac-ns3: --cc is newreno or cubic\n");
+    if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
+        fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
         exit(2);
     }
     if (o.senders < 1 || o.senders > 16000 || o.rounds < 1
@@ -903,6 +914,8 @@ main(int argc, char **argv)
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(o.cc == "cubic"
                                    ? TcpCubic::GetTypeId()
+                                   : o.cc == "linuxreno"
+                                   ? TcpLinuxReno::GetTypeId()
                                    : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(SEGMENT_SIZE));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
@@ -1075,11 +1088,12 @@ main(int argc, char **argv)
            "goodput_mbps=%.1f timeouts=%" PRIu64 " fct_p99_ms=%.2f "
            "queue_p99_kb=%.1f rcv_timeouts=%" PRIu64 " drops=%" PRIu64
            " rounds=%u/%u warm_goodput_mbps=%.1f queue_max_kb=%.1f"
-           " buffer_kb=%g cc=%s seed=%" PRIu64 "\n",
+           " buffer_kb=%g cc=%s delayed_ack=%d seed=%" PRIu64 "\n",
            o.scheme.c_str(), o.rate_gbps, o.senders, goodput,
            sender_rto.expiries, fct_p99, queue_p99, client.rto.expiries,
            qstats.drops, client.rounds_done, o.rounds, warm_goodput,
-           qstats.max_bytes / 1000.0, o.buffer_kb, o.cc.c_str(), o.seed);
+           qstats.max_bytes / 1000.0, o.buffer_kb, o.cc.c_str(),
+           o.delayed_ack, o.seed);
     printf("  handshake %.2f ms, round p50 %.2f ms, simulated %.3f s, "
            "rounds (ms):%s\n",
            client.handshake_done.IsNegative()
