@@ -20,18 +20,14 @@
  * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
  * 200 ms).
  *
- * With --scheme pac, the receiver's network device is a PacDevice: the place
- * where a hypervisor switch would run PAC.  Every IPv4 packet it receives
- * goes through pac_rx() before the receiver's IP stack sees it; every IPv4
- * packet the receiver sends goes through pac_tx(), which passes it or holds
- * it; held packets come back through libpac's emit callback and are sent
- * then.  libpac reads the packets' real bytes (Packet::CopyData() and
- * pac_parse_ip(), as the datapath does) and gets its time from the
- * simulator's clock; pac_run() runs at pac_next_wakeup().  The window that
- * libpac lowers (clamp_window) is written back into the packet's TCP header.
- * Two departures, both forced by ns-3 (docs/scale.md): libpac sees each SYN
- * with the MSS option a Linux stack adds (ns-3 sends none), and PAC sends
- * no zero-window copies of held requests (ns-3's sender crashes on them).
+ * With --scheme pac, the receiver's network device is a PacDevice
+ * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
+ * runs it.  Two departures, both forced by ns-3 (docs/scale.md): libpac
+ * sees each SYN with the MSS option a Linux stack adds (ns-3 sends none),
+ * and PAC sends no zero-window copies of held requests (ns-3's sender
+ * crashes on them).  The applications are in incast-app.h; this file
+ * holds the options, the topology, the ToR's forwarding, the bottleneck's
+ * statistics and the output.
  *
  * Output: one machine-readable line
  *
@@ -56,15 +52,14 @@
  *     receiver arrives at it (nearest-rank p99, kilobytes of 1000 bytes);
  *     queue_max_kb its high-water mark. */
 
-extern "C" {
-#include "pac.h"
-}
-
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+
+#include "incast-app.h"
+#include "pac-device.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -79,8 +74,6 @@ using namespace ns3;
 
 namespace {
 
-const uint16_t SERVER_PORT = 5001;
-const uint16_t IPV4_PROTO = 0x0800;
 /* TCP payload per segment: 1500-byte MTU, 20 IP + 20 TCP + 12 timestamp
  * option bytes, as Linux sends. */
 const uint32_t SEGMENT_SIZE = 1448;
@@ -96,9 +89,6 @@ struct Options {
     double rate_gbps = 1.0;             /* Bottleneck. */
     double access_gbps = 1.0;           /* Each sender's link (paper). */
     double buffer_kb = 96;              /* Bottleneck buffer, 1000 bytes. */
-    uint64_t bytes = 64 * 1024;         /* Answer per sender per round. */
-    uint32_t request_bytes = 100;
-    uint32_t rounds = 5;
     double sim_ms = 10000;              /* Simulated-time limit. */
     uint32_t rtt_us = 100;              /* Base RTT, propagation only. */
     uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
@@ -109,7 +99,8 @@ struct Options {
      * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
      * when the window reopens after a zero-window copy of a request. */
     uint32_t request_copy_us = 0;
-    uint32_t jitter_ns = 1000;          /* Senders' answer-start jitter. */
+    IncastConfig incast;                /* Answer and request sizes,
+                                         * rounds, jitter. */
     uint64_t seed = 1;
 };
 
@@ -226,11 +217,11 @@ parse_options(int argc, char **argv)
         } else if (name == "buffer-kb") {
             o.buffer_kb = parse_number(name, v);
         } else if (name == "bytes") {
-            o.bytes = parse_number(name, v);
+            o.incast.bytes = parse_number(name, v);
         } else if (name == "request-bytes") {
-            o.request_bytes = parse_number(name, v);
+            o.incast.request_bytes = parse_number(name, v);
         } else if (name == "rounds") {
-            o.rounds = parse_number(name, v);
+            o.incast.rounds = parse_number(name, v);
         } else if (name == "sim-ms") {
             o.sim_ms = parse_number(name, v);
         } else if (name == "rtt-us") {
@@ -240,7 +231,7 @@ parse_options(int argc, char **argv)
         } else if (name == "request-copy-us") {
             o.request_copy_us = parse_number(name, v);
         } else if (name == "jitter-ns") {
-            o.jitter_ns = parse_number(name, v);
+            o.incast.jitter_ns = parse_number(name, v);
         } else if (name == "seed") {
             o.seed = parse_number(name, v);
         } else {
@@ -257,328 +248,14 @@ parse_options(int argc, char **argv)
         fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
         exit(2);
     }
-    if (o.senders < 1 || o.senders > 16000 || o.rounds < 1
+    if (o.senders < 1 || o.senders > 16000 || o.incast.rounds < 1
         || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
-        || o.bytes < 1 || o.request_bytes < 1) {
+        || o.incast.bytes < 1 || o.incast.request_bytes < 1) {
         fprintf(stderr, "pac-ns3: option out of range (see --help)\n");
         exit(2);
     }
     return o;
 }
-
-/* Counts retransmission-timer expiries of the sockets it is connected to.
- * ns-3's TcpSocketBase doubles m_rto (capped at 60 s) on every expiry, its
- * SYN's timer included; an RTT sample never sets it to exactly twice the
- * old value. */
-struct RtoCounter {
-    uint64_t expiries = 0;
-
-    void Changed(Time old_rto, Time new_rto)
-    {
-        if (old_rto.IsStrictlyPositive()
-            && (new_rto == old_rto * 2
-                || (new_rto == Seconds(60) && old_rto >= Seconds(30)))) {
-            expiries++;
-        }
-    }
-};
-
-/* --------------------------------------------------------------------- */
-/* PAC on the receiver's host. */
-
-/* A packet libpac holds: the ns-3 packet and what Send() needs again. */
-struct HeldPacket {
-    Ptr<Packet> packet;
-    Address dest;
-    uint16_t protocol;
-};
-
-/* The receiver's network device, with libpac between it and the
- * receiver's IP stack.  Without an instance (scheme tcp) it is a plain
- * PointToPointNetDevice. */
-class PacDevice : public PointToPointNetDevice {
-public:
-    static TypeId GetTypeId(void);
-
-    void StartPac(const pac_config &cfg, bool syn_mss);
-    void StopPac(void);
-    bool Send(Ptr<Packet> packet, const Address &dest,
-              uint16_t protocol) override;
-    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
-
-    pac *Instance(void) const { return m_pac; }
-    uint64_t parse_failures = 0;
-    uint64_t held_now = 0;
-    uint64_t held_max = 0;
-    uint64_t request_copies = 0;
-    uint64_t stale_drops = 0;
-
-private:
-    static void Emit(void *aux, void *pkt, enum pac_emit emit);
-    static void Copy(void *aux, void *pkt);
-    bool Parse(Ptr<const Packet> packet, pac_segment *seg);
-    static void SetWindow(Ptr<Packet> packet, uint16_t window);
-    static Ptr<Packet> WithMssOption(Ptr<const Packet> packet);
-    bool FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
-                     uint16_t protocol, const Address &from);
-    void Schedule(void);
-    void RunTimer(void);
-    static uint64_t NowUs(void)
-    {
-        return Simulator::Now().GetMicroSeconds();
-    }
-
-    pac *m_pac = nullptr;
-    bool m_synMss = true;
-    NetDevice::ReceiveCallback m_toStack;
-    EventId m_timer;
-    uint64_t m_timerAtUs = UINT64_MAX;
-    std::vector<uint8_t> m_buf = std::vector<uint8_t>(65536);
-};
-
-NS_OBJECT_ENSURE_REGISTERED(PacDevice);
-
-TypeId
-PacDevice::GetTypeId(void)
-{
-    static TypeId tid = TypeId("ovs-pac::PacDevice")
-        .SetParent<PointToPointNetDevice>()
-        .AddConstructor<PacDevice>();
-    return tid;
-}
-
-void
-PacDevice::StartPac(const pac_config &cfg, bool syn_mss)
-{
-    char err[256];
-
-    m_synMss = syn_mss;
-    if (!pac_config_check(&cfg, err, sizeof err)) {
-        fprintf(stderr, "pac-ns3: bad PAC configuration: %s\n", err);
-        exit(2);
-    }
-    m_pac = pac_create(&cfg, NowUs());
-    if (!m_pac) {
-        fprintf(stderr, "pac-ns3: pac_create() failed\n");
-        exit(1);
-    }
-    pac_set_copy_cb(m_pac, Copy);
-}
-
-/* Releases whatever libpac still holds (sent, as a datapath does when PAC
- * is turned off) and frees the instance. */
-void
-PacDevice::StopPac(void)
-{
-    if (m_pac) {
-        pac_destroy(m_pac, Emit, this);
-        m_pac = nullptr;
-        m_timer.Cancel();
-    }
-}
-
-/* Writes 'packet' (an IPv4 packet) as bytes and parses it as the datapath
- * does.  ns-3's payloads are zeros; its checksums are 0 unless enabled,
- * which libpac does not check. */
-bool
-PacDevice::Parse(Ptr<const Packet> packet, pac_segment *seg)
-{
-    if (m_synMss) {
-        Ptr<const Packet> with_mss = WithMssOption(packet);
-        if (with_mss) {
-            packet = with_mss;
-        }
-    }
-
-    uint32_t size = packet->GetSize();
-
-    if (size > m_buf.size()) {
-        m_buf.resize(size);
-    }
-    packet->CopyData(m_buf.data(), size);
-    if (pac_parse_ip(m_buf.data(), size, seg) != PAC_PARSE_OK) {
-        parse_failures++;
-        return false;
-    }
-    return true;
-}
-
-/* ns-3's TCP puts no MSS option on its SYNs and SYN-ACKs; Linux (the
- * guests PAC is for) always does, and libpac judges a short segment to end
- * an answer only when both SYNs carried one (pac_is_short_segment()).
- * Returns a copy of 'packet' (IPv4 + TCP) with the option a Linux stack
- * would add (SEGMENT_SIZE), if 'packet' is a SYN without one; otherwise
- * NULL.  Only libpac sees the copy. */
-Ptr<Packet>
-PacDevice::WithMssOption(Ptr<const Packet> packet)
-{
-    Ptr<Packet> copy = packet->Copy();
-    Ipv4Header ip;
-    TcpHeader tcp;
-
-    copy->RemoveHeader(ip);
-    copy->RemoveHeader(tcp);
-    if (!(tcp.GetFlags() & TcpHeader::SYN) || tcp.HasOption(TcpOption::MSS)) {
-        return nullptr;
-    }
-    /* The MSS option first, as Linux orders them: the deserialised list
-     * may end with padding (an end-of-options kind) that hides what
-     * follows it from a parser. */
-    TcpHeader with_mss;
-    with_mss.SetSourcePort(tcp.GetSourcePort());
-    with_mss.SetDestinationPort(tcp.GetDestinationPort());
-    with_mss.SetSequenceNumber(tcp.GetSequenceNumber());
-    with_mss.SetAckNumber(tcp.GetAckNumber());
-    with_mss.SetFlags(tcp.GetFlags());
-    with_mss.SetWindowSize(tcp.GetWindowSize());
-    with_mss.SetUrgentPointer(tcp.GetUrgentPointer());
-    Ptr<TcpOptionMSS> mss = CreateObject<TcpOptionMSS>();
-    mss->SetMSS(SEGMENT_SIZE);
-    with_mss.AppendOption(mss);
-    for (Ptr<const TcpOption> option : tcp.GetOptionList()) {
-        if (option->GetKind() != TcpOption::END
-            && option->GetKind() != TcpOption::NOP
-            && !with_mss.AppendOption(option)) {
-            return nullptr;
-        }
-    }
-    ip.SetPayloadSize(with_mss.GetSerializedSize() + copy->GetSize());
-    copy->AddHeader(with_mss);
-    copy->AddHeader(ip);
-    return copy;
-}
-
-/* Sets the raw TCP window field of 'packet' (IPv4 + TCP). */
-void
-PacDevice::SetWindow(Ptr<Packet> packet, uint16_t window)
-{
-    Ipv4Header ip;
-    TcpHeader tcp;
-
-    packet->RemoveHeader(ip);
-    packet->RemoveHeader(tcp);
-    tcp.SetWindowSize(window);
-    packet->AddHeader(tcp);
-    packet->AddHeader(ip);
-}
-
-void
-PacDevice::Emit(void *aux, void *pkt, enum pac_emit emit)
-{
-    PacDevice *dev = static_cast<PacDevice *>(aux);
-    HeldPacket *held = static_cast<HeldPacket *>(pkt);
-
-    dev->held_now--;
-    if (emit == PAC_EMIT_RELEASE) {
-        dev->PointToPointNetDevice::Send(held->packet, held->dest,
-                                         held->protocol);
-    } else {
-        dev->stale_drops++;
-    }
-    delete held;
-}
-
-/* A zero-window copy of a long-held request (pac_config.request_copy_us):
- * it stops the receiver's retransmission timer while the request waits. */
-void
-PacDevice::Copy(void *aux, void *pkt)
-{
-    PacDevice *dev = static_cast<PacDevice *>(aux);
-    const HeldPacket *held = static_cast<const HeldPacket *>(pkt);
-    Ptr<Packet> copy = held->packet->Copy();
-
-    SetWindow(copy, 0);
-    dev->request_copies++;
-    dev->PointToPointNetDevice::Send(copy, held->dest, held->protocol);
-}
-
-bool
-PacDevice::Send(Ptr<Packet> packet, const Address &dest, uint16_t protocol)
-{
-    pac_segment seg;
-
-    if (!m_pac || protocol != IPV4_PROTO || !Parse(packet, &seg)) {
-        return PointToPointNetDevice::Send(packet, dest, protocol);
-    }
-
-    HeldPacket *held = new HeldPacket{packet, dest, protocol};
-    held_now++;
-    enum pac_verdict verdict = pac_tx(m_pac, &seg, held, NowUs(), Emit,
-                                      this);
-    if (seg.window_clamped) {
-        SetWindow(packet, seg.window);
-    }
-    bool ok = true;
-    if (verdict == PAC_PASS) {
-        held_now--;
-        delete held;
-        ok = PointToPointNetDevice::Send(packet, dest, protocol);
-    } else {
-        held_max = std::max(held_max, held_now);
-    }
-    Schedule();
-    return ok;
-}
-
-void
-PacDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
-{
-    m_toStack = cb;
-    PointToPointNetDevice::SetReceiveCallback(
-        MakeCallback(&PacDevice::FromNetwork, this));
-}
-
-/* A packet from the ToR: libpac sees it before the receiver's stack. */
-bool
-PacDevice::FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
-                       uint16_t protocol, const Address &from)
-{
-    pac_segment seg;
-
-    if (m_pac && protocol == IPV4_PROTO && Parse(packet, &seg)) {
-        pac_rx(m_pac, &seg, NowUs(), Emit, this);
-        Schedule();
-    }
-    return m_toStack(dev, packet, protocol, from);
-}
-
-/* Keeps one timer event at libpac's next wakeup (or earlier). */
-void
-PacDevice::Schedule(void)
-{
-    uint64_t wakeup = pac_next_wakeup(m_pac);
-
-    if (wakeup == UINT64_MAX
-        || (m_timer.IsRunning() && m_timerAtUs <= wakeup)) {
-        return;
-    }
-    uint64_t now = NowUs();
-    uint64_t at = std::max(wakeup, now);
-    m_timer.Cancel();
-    m_timerAtUs = at;
-    m_timer = Simulator::Schedule(MicroSeconds(at - now),
-                                  &PacDevice::RunTimer, this);
-}
-
-void
-PacDevice::RunTimer(void)
-{
-    uint64_t now = NowUs();
-
-    m_timerAtUs = UINT64_MAX;
-    pac_run(m_pac, now, Emit, this);
-    if (pac_next_wakeup(m_pac) <= now) {
-        /* pac_run() should have done what was due: do not spin. */
-        m_timerAtUs = now + 1;
-        m_timer = Simulator::Schedule(MicroSeconds(1), &PacDevice::RunTimer,
-                                      this);
-    } else {
-        Schedule();
-    }
-}
-
-/* --------------------------------------------------------------------- */
-/* The incast application. */
 
 /* Nearest-rank percentile of 'v' (sorted in place); 0 if empty. */
 template <typename T>
@@ -592,202 +269,6 @@ percentile(std::vector<T> &v, double p)
     size_t rank = (size_t) std::ceil(p / 100.0 * v.size());
     return (double) v[rank ? rank - 1 : 0];
 }
-
-/* A sender: answers each whole request on a connection with 'bytes'. */
-class Sender {
-public:
-    Sender(Ptr<Node> node, const Options &o, RtoCounter *rto)
-        : m_opts(o), m_rto(rto)
-    {
-        m_listen = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
-        m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(),
-                                         SERVER_PORT));
-        m_listen->Listen();
-        m_jitter = CreateObject<UniformRandomVariable>();
-        m_jitter->SetAttribute("Max", DoubleValue(o.jitter_ns));
-        m_listen->SetAcceptCallback(
-            MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
-            MakeCallback(&Sender::Accepted, this));
-    }
-
-private:
-    void Accepted(Ptr<Socket> socket, const Address &)
-    {
-        m_socket = socket;
-        socket->TraceConnectWithoutContext(
-            "RTO", MakeCallback(&RtoCounter::Changed, m_rto));
-        socket->SetRecvCallback(MakeCallback(&Sender::Readable, this));
-        socket->SetSendCallback(MakeCallback(&Sender::Writable, this));
-    }
-
-    void Readable(Ptr<Socket> socket)
-    {
-        Ptr<Packet> p;
-        while ((p = socket->Recv())) {
-            m_requestBytes += p->GetSize();
-        }
-        bool asked = false;
-        while (m_requestBytes >= m_opts.request_bytes) {
-            m_requestBytes -= m_opts.request_bytes;
-            m_toSend += m_opts.bytes;
-            asked = true;
-        }
-        if (asked) {
-            /* Host noise that breaks the exact ties between senders. */
-            Simulator::Schedule(NanoSeconds(m_jitter->GetInteger()),
-                                &Sender::Pump, this);
-        }
-    }
-
-    void Writable(Ptr<Socket>, uint32_t) { Pump(); }
-
-    void Pump(void)
-    {
-        while (m_toSend) {
-            uint32_t room = m_socket->GetTxAvailable();
-            uint32_t n = std::min<uint64_t>(m_toSend, room);
-            if (!n || m_socket->Send(Create<Packet>(n)) < 0) {
-                return;
-            }
-            m_toSend -= n;
-        }
-    }
-
-    const Options &m_opts;
-    RtoCounter *m_rto;
-    Ptr<UniformRandomVariable> m_jitter;
-    Ptr<Socket> m_listen;
-    Ptr<Socket> m_socket;
-    uint64_t m_requestBytes = 0;
-    uint64_t m_toSend = 0;
-};
-
-/* The receiver: connects to every sender, then runs the rounds. */
-class Receiver {
-public:
-    Receiver(Ptr<Node> node, const Options &o,
-             const std::vector<Ipv4Address> &senders)
-        : m_opts(o), m_conns(senders.size())
-    {
-        for (size_t i = 0; i < senders.size(); i++) {
-            Conn &c = m_conns[i];
-            c.socket = Socket::CreateSocket(node,
-                                            TcpSocketFactory::GetTypeId());
-            c.socket->TraceConnectWithoutContext(
-                "RTO", MakeCallback(&RtoCounter::Changed, &rto));
-            c.socket->Bind();
-            c.socket->SetConnectCallback(
-                MakeCallback(&Receiver::Connected, this),
-                MakeCallback(&Receiver::ConnectFailed, this));
-            c.socket->SetRecvCallback(
-                MakeBoundCallback(&Receiver::ReadableCb, this, i));
-            c.socket->Connect(InetSocketAddress(senders[i], SERVER_PORT));
-        }
-    }
-
-    RtoCounter rto;                     /* The receiver's own expiries. */
-    uint32_t rounds_done = 0;
-    uint64_t delivered = 0;             /* Answer bytes, in rounds. */
-    Time first_round_start = Seconds(-1);
-    Time last_round_end;
-    Time first_round_end;
-    Time handshake_done = Seconds(-1);
-    std::vector<double> fct_ms;         /* Finished rounds' answers. */
-    std::vector<double> round_ms;
-    bool finished = false;
-
-private:
-    struct Conn {
-        Ptr<Socket> socket;
-        uint64_t received = 0;          /* Answer bytes, whole run. */
-        uint64_t expected = 0;          /* End of the awaited answer. */
-        Time request_at;
-        bool awaiting = false;
-    };
-
-    void Connected(Ptr<Socket>)
-    {
-        if (++m_established == m_conns.size()) {
-            handshake_done = Simulator::Now();
-            StartRound();
-        }
-    }
-
-    void ConnectFailed(Ptr<Socket>)
-    {
-        fprintf(stderr, "pac-ns3: a connection failed\n");
-    }
-
-    void StartRound(void)
-    {
-        Time now = Simulator::Now();
-
-        m_round_start = now;
-        if (first_round_start.IsNegative()) {
-            first_round_start = now;
-        }
-        m_remaining = m_conns.size();
-        m_round_fct.clear();
-        for (Conn &c : m_conns) {
-            c.expected += m_opts.bytes;
-            c.awaiting = true;
-            c.request_at = now;
-            c.socket->Send(Create<Packet>(m_opts.request_bytes));
-        }
-    }
-
-    static void ReadableCb(Receiver *self, size_t i, Ptr<Socket> socket)
-    {
-        self->Readable(i, socket);
-    }
-
-    void Readable(size_t i, Ptr<Socket> socket)
-    {
-        Conn &c = m_conns[i];
-        Ptr<Packet> p;
-
-        while ((p = socket->Recv())) {
-            c.received += p->GetSize();
-            if (!first_round_start.IsNegative()) {
-                delivered += p->GetSize();
-            }
-        }
-        if (c.awaiting && c.received >= c.expected) {
-            c.awaiting = false;
-            m_round_fct.push_back((Simulator::Now() - c.request_at)
-                                  .GetSeconds() * 1e3);
-            if (--m_remaining == 0) {
-                EndRound();
-            }
-        }
-    }
-
-    void EndRound(void)
-    {
-        Time now = Simulator::Now();
-
-        rounds_done++;
-        last_round_end = now;
-        round_ms.push_back((now - m_round_start).GetSeconds() * 1e3);
-        fct_ms.insert(fct_ms.end(), m_round_fct.begin(), m_round_fct.end());
-        if (rounds_done == 1) {
-            first_round_end = now;
-        }
-        if (rounds_done < m_opts.rounds) {
-            StartRound();
-        } else {
-            finished = true;
-            Simulator::Stop();
-        }
-    }
-
-    const Options &m_opts;
-    std::vector<Conn> m_conns;
-    size_t m_established = 0;
-    size_t m_remaining = 0;
-    Time m_round_start;
-    std::vector<double> m_round_fct;
-};
 
 /* --------------------------------------------------------------------- */
 /* The bottleneck's observers. */
@@ -1045,9 +526,9 @@ main(int argc, char **argv)
     RtoCounter sender_rto;
     std::vector<Sender *> apps;
     for (uint32_t i = 0; i < o.senders; i++) {
-        apps.push_back(new Sender(senders.Get(i), o, &sender_rto));
+        apps.push_back(new Sender(senders.Get(i), o.incast, &sender_rto));
     }
-    Receiver client(receiver, o, sender_addrs);
+    Receiver client(receiver, o.incast, sender_addrs);
 
     Simulator::Stop(MilliSeconds(o.sim_ms));
     Simulator::Run();
@@ -1071,7 +552,7 @@ main(int argc, char **argv)
     if (client.rounds_done >= 2) {
         double secs = (client.last_round_end - client.first_round_end)
                       .GetSeconds();
-        warm_goodput = (client.rounds_done - 1) * o.senders * o.bytes * 8.0
+        warm_goodput = (client.rounds_done - 1) * o.senders * o.incast.bytes * 8.0
                        / secs / 1e6;
     }
     double fct_p99 = percentile(client.fct_ms, 99);
@@ -1091,7 +572,7 @@ main(int argc, char **argv)
            " buffer_kb=%g cc=%s delayed_ack=%d seed=%" PRIu64 "\n",
            o.scheme.c_str(), o.rate_gbps, o.senders, goodput,
            sender_rto.expiries, fct_p99, queue_p99, client.rto.expiries,
-           qstats.drops, client.rounds_done, o.rounds, warm_goodput,
+           qstats.drops, client.rounds_done, o.incast.rounds, warm_goodput,
            qstats.max_bytes / 1000.0, o.buffer_kb, o.cc.c_str(),
            o.delayed_ack, o.seed);
     printf("  handshake %.2f ms, round p50 %.2f ms, simulated %.3f s, "
