@@ -1,0 +1,605 @@
+/* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
+ * Version 2.0 (the "License"); see LICENSE. */
+
+/* pac-ns3: the PAC paper's single-ToR incast in ns-3 3.37, with the real
+ * libpac (lib/libpac.la, linked) on the receiver's host.
+ *
+ *   senders 1..N --(access links)--> ToR --(bottleneck)--> receiver
+ *
+ * Every sender has its own point-to-point link to the ToR switch (an ns-3
+ * node that forwards IPv4); the ToR's port toward the receiver is the
+ * bottleneck: a drop-tail queue of --buffer-kb bytes served at --rate-gbps.
+ * No queue discs anywhere: a host's device queue is large (Linux's qdisc
+ * and TSQ never drop a host's own segments), the ToR's is the switch buffer.
+ *
+ * The receiver (the client) opens one connection per sender, then runs
+ * barrier-synchronised rounds: a --request-bytes request on every
+ * connection at once, each sender answers --bytes, and the next round starts
+ * when every answer has arrived (as bench/sim/pac-sim and bench/incast do).
+ * Both ends are ns-3's own, unmodified TCP (Linux-like Reno, NewReno or
+ * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
+ * 200 ms).
+ *
+ * With --scheme pac, the receiver's network device is a PacDevice
+ * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
+ * runs it.  Two departures, both forced by ns-3 (docs/scale.md): libpac
+ * sees each SYN with the MSS option a Linux stack adds (ns-3 sends none),
+ * and PAC sends no zero-window copies of held requests (ns-3's sender
+ * crashes on them).  The applications are in incast-app.h; this file
+ * holds the options, the topology, the ToR's forwarding, the bottleneck's
+ * statistics and the output.
+ *
+ * Output: one machine-readable line
+ *
+ *   RESULT sim=ns3 scheme=S rate_gbps=R senders=N goodput_mbps=X timeouts=K
+ *          fct_p99_ms=Y queue_p99_kb=Q [more key=value fields]
+ *
+ * and a few indented detail lines.  Definitions:
+ *   - goodput: 8 x answer bytes delivered during the rounds / the time from
+ *     the first round's requests to the end of the last round (or to the
+ *     --sim-ms limit, if the rounds did not finish).  warm_goodput_mbps:
+ *     the same over the finished rounds after the first (0 if fewer than
+ *     two finished): the first round is PAC's cold one (it knows no
+ *     answer size yet, docs/libpac.md).
+ *   - timeouts: the senders' retransmission-timer expiries (each doubling of
+ *     a socket's RTO, traced from ns-3's "RTO" trace source); rcv_timeouts:
+ *     the receiver's own (its SYNs and requests).  SYN-ACK expiries at the
+ *     senders happen before ns-3 hands the socket to the application and
+ *     are not counted (the receiver's SYN expires with them).
+ *   - fct_p99_ms: per answer, from its request's issue to its last byte's
+ *     arrival (nearest-rank p99 over all answers of the finished rounds).
+ *   - queue_p99_kb: the bottleneck queue's bytes as each packet toward the
+ *     receiver arrives at it (nearest-rank p99, kilobytes of 1000 bytes);
+ *     queue_max_kb its high-water mark. */
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include "incast-app.h"
+#include "pac-device.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace ns3;
+
+namespace {
+
+/* TCP payload per segment: 1500-byte MTU, 20 IP + 20 TCP + 12 timestamp
+ * option bytes, as Linux sends. */
+const uint32_t SEGMENT_SIZE = 1448;
+
+struct Options {
+    std::string scheme = "pac";         /* pac | tcp */
+    /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
+     * window by one segment per ACK in slow start whatever the ACK
+     * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
+     * what libpac's trigger model (eq. 3) expects of the guests. */
+    std::string cc = "linuxreno";
+    uint32_t senders = 16;
+    double rate_gbps = 1.0;             /* Bottleneck. */
+    double access_gbps = 1.0;           /* Each sender's link (paper). */
+    double buffer_kb = 96;              /* Bottleneck buffer, 1000 bytes. */
+    double sim_ms = 10000;              /* Simulated-time limit. */
+    uint32_t rtt_us = 100;              /* Base RTT, propagation only. */
+    uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
+    bool delayed_ack = true;
+    bool clamp_window = true;           /* pac_config's clamp_window. */
+    bool syn_mss = true;                /* Show libpac SYNs' MSS option. */
+    /* pac_config's request_copy_us.  Off by default here: ns-3 3.37's
+     * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
+     * when the window reopens after a zero-window copy of a request. */
+    uint32_t request_copy_us = 0;
+    IncastConfig incast;                /* Answer and request sizes,
+                                         * rounds, jitter. */
+    uint64_t seed = 1;
+};
+
+void
+usage(void)
+{
+    printf("usage: pac-ns3 [OPTIONS]\n"
+           "The PAC paper's single-ToR incast in ns-3, with libpac on the "
+           "receiver's host.\n\n"
+           "  --scheme pac|tcp      PAC on the receiver's host, or plain TCP "
+           "(default pac)\n"
+           "  --cc linuxreno|newreno|cubic\n"
+           "                        the hosts' congestion control (default "
+           "linuxreno:\n"
+           "                        in slow start it grows the window by "
+           "the segments\n"
+           "                        an ACK covers, as Linux does; ns-3's "
+           "newreno and\n"
+           "                        cubic by one segment per ACK)\n"
+           "  --senders N           senders (default 16)\n"
+           "  --rate-gbps R         bottleneck rate (default 1)\n"
+           "  --access-gbps A       each sender's link (default 1)\n"
+           "  --buffer-kb B         bottleneck drop-tail buffer, 1000 bytes "
+           "(default 96)\n"
+           "  --bytes S             answer per sender per round, bytes "
+           "(default 65536)\n"
+           "  --request-bytes Q     request per connection (default 100)\n"
+           "  --rounds R            barrier-synchronised rounds (default 5)\n"
+           "  --sim-ms T            simulated-time limit (default 10000)\n"
+           "  --rtt-us U            base RTT, propagation only (default 100)\n"
+           "  --threshold T         PAC threshold, bytes (default: the "
+           "buffer)\n"
+           "  --no-delayed-ack      the receiver ACKs every segment\n"
+           "  --no-clamp            PAC leaves the receiver's window alone\n"
+           "  --no-syn-mss          libpac sees ns-3's SYNs as they are, "
+           "without the\n"
+           "                        MSS option a Linux stack adds\n"
+           "  --request-copy-us US  PAC's request_copy_us (default 0: no "
+           "zero-window\n"
+           "                        copies; ns-3 3.37's TCP crashes on "
+           "them)\n"
+           "  --jitter-ns J         each answer starts after a uniform 0..J "
+           "ns host\n"
+           "                        delay (default 1000), so that --seed "
+           "matters\n"
+           "  --seed X              ns-3's run number (default 1)\n"
+           "  -h, --help            this help\n");
+}
+
+double
+parse_number(const std::string &name, const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+
+    if (end == s || *end || v < 0) {
+        fprintf(stderr, "pac-ns3: bad value '%s' for --%s\n", s,
+                name.c_str());
+        exit(2);
+    }
+    return v;
+}
+
+/* Parses "--name value" and "--name=value".  Exits on errors. */
+Options
+parse_options(int argc, char **argv)
+{
+    Options o;
+
+    for (int i = 1; i < argc; i++) {
+        std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            usage();
+            exit(0);
+        }
+        if (arg.compare(0, 2, "--")) {
+            fprintf(stderr, "pac-ns3: unexpected argument '%s'\n", argv[i]);
+            exit(2);
+        }
+        std::string name = arg.substr(2), value;
+        size_t eq = name.find('=');
+        if (name == "no-delayed-ack") {
+            o.delayed_ack = false;
+            continue;
+        }
+        if (name == "no-syn-mss") {
+            o.syn_mss = false;
+            continue;
+        }
+        if (name == "no-clamp") {
+            o.clamp_window = false;
+            continue;
+        }
+        if (eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            fprintf(stderr, "pac-ns3: --%s needs a value\n", name.c_str());
+            exit(2);
+        }
+        const char *v = value.c_str();
+        if (name == "scheme") {
+            o.scheme = value;
+        } else if (name == "cc") {
+            o.cc = value;
+        } else if (name == "senders") {
+            o.senders = parse_number(name, v);
+        } else if (name == "rate-gbps") {
+            o.rate_gbps = parse_number(name, v);
+        } else if (name == "access-gbps") {
+            o.access_gbps = parse_number(name, v);
+        } else if (name == "buffer-kb") {
+            o.buffer_kb = parse_number(name, v);
+        } else if (name == "bytes") {
+            o.incast.bytes = parse_number(name, v);
+        } else if (name == "request-bytes") {
+            o.incast.request_bytes = parse_number(name, v);
+        } else if (name == "rounds") {
+            o.incast.rounds = parse_number(name, v);
+        } else if (name == "sim-ms") {
+            o.sim_ms = parse_number(name, v);
+        } else if (name == "rtt-us") {
+            o.rtt_us = parse_number(name, v);
+        } else if (name == "threshold") {
+            o.threshold = parse_number(name, v);
+        } else if (name == "request-copy-us") {
+            o.request_copy_us = parse_number(name, v);
+        } else if (name == "jitter-ns") {
+            o.incast.jitter_ns = parse_number(name, v);
+        } else if (name == "seed") {
+            o.seed = parse_number(name, v);
+        } else {
+            fprintf(stderr, "pac-ns3: unknown option --%s (see --help)\n",
+                    name.c_str());
+            exit(2);
+        }
+    }
+    if (o.scheme != "pac" && o.scheme != "tcp") {
+        fprintf(stderr, "pac-ns3: --scheme is pac or tcp\n");
+        exit(2);
+    }
+    if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
+        fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
+        exit(2);
+    }
+    if (o.senders < 1 || o.senders > 16000 || o.incast.rounds < 1
+        || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
+        || o.incast.bytes < 1 || o.incast.request_bytes < 1) {
+        fprintf(stderr, "pac-ns3: option out of range (see --help)\n");
+        exit(2);
+    }
+    return o;
+}
+
+/* Nearest-rank percentile of 'v' (sorted in place); 0 if empty. */
+template <typename T>
+double
+percentile(std::vector<T> &v, double p)
+{
+    if (v.empty()) {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t rank = (size_t) std::ceil(p / 100.0 * v.size());
+    return (double) v[rank ? rank - 1 : 0];
+}
+
+/* --------------------------------------------------------------------- */
+/* The bottleneck's observers. */
+
+struct QueueStats {
+    Ptr<Queue<Packet>> queue;
+    std::vector<uint32_t> arrival_bytes;    /* Queue bytes per arrival. */
+    uint32_t max_bytes = 0;
+    uint64_t drops = 0;
+
+    void Arrival(Ptr<const Packet>)
+    {
+        uint32_t bytes = queue->GetNBytes();
+        arrival_bytes.push_back(bytes);
+    }
+
+    void Enqueued(Ptr<const Packet>)
+    {
+        max_bytes = std::max(max_bytes, queue->GetNBytes());
+    }
+
+    void Dropped(Ptr<const Packet>) { drops++; }
+};
+
+/* The ToR's forwarding: one hash lookup of the destination host per
+ * packet.  ns-3's static routing scans every route (one per sender link)
+ * for each packet, which made the ToR cost O(N) per packet. */
+class TorRouting : public Ipv4RoutingProtocol {
+public:
+    static TypeId GetTypeId(void)
+    {
+        static TypeId tid = TypeId("ovs-pac::TorRouting")
+            .SetParent<Ipv4RoutingProtocol>();
+        return tid;
+    }
+
+    /* Packets for 'host' leave through 'interface'. */
+    void AddHost(Ipv4Address host, uint32_t interface)
+    {
+        m_hosts[host.Get()] = interface;
+    }
+
+    Ptr<Ipv4Route> RouteOutput(Ptr<Packet>, const Ipv4Header &header,
+                               Ptr<NetDevice>,
+                               Socket::SocketErrno &sockerr) override
+    {
+        Ptr<Ipv4Route> route = Lookup(header.GetDestination());
+        sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
+        return route;
+    }
+
+    bool RouteInput(Ptr<const Packet> p, const Ipv4Header &header,
+                    Ptr<const NetDevice>, UnicastForwardCallback ucb,
+                    MulticastForwardCallback, LocalDeliverCallback,
+                    ErrorCallback) override
+    {
+        Ptr<Ipv4Route> route = Lookup(header.GetDestination());
+        if (!route) {
+            return false;
+        }
+        ucb(route, p, header);
+        return true;
+    }
+
+    void NotifyInterfaceUp(uint32_t) override {}
+    void NotifyInterfaceDown(uint32_t) override {}
+    void NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override {}
+    void NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override {}
+    void SetIpv4(Ptr<Ipv4> ipv4) override { m_ipv4 = ipv4; }
+    void PrintRoutingTable(Ptr<OutputStreamWrapper>, Time::Unit) const
+        override {}
+
+private:
+    Ptr<Ipv4Route> Lookup(Ipv4Address dst) const
+    {
+        auto it = m_hosts.find(dst.Get());
+        if (it == m_hosts.end()) {
+            return nullptr;
+        }
+        Ptr<Ipv4Route> route = Create<Ipv4Route>();
+        route->SetDestination(dst);
+        route->SetGateway(dst);
+        route->SetSource(m_ipv4->GetAddress(it->second, 0).GetLocal());
+        route->SetOutputDevice(m_ipv4->GetNetDevice(it->second));
+        return route;
+    }
+
+    Ptr<Ipv4> m_ipv4;
+    std::unordered_map<uint32_t, uint32_t> m_hosts;
+};
+
+void
+remove_queue_discs(Ptr<Node> node)
+{
+    Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+
+    for (uint32_t d = 0; d < node->GetNDevices(); d++) {
+        Ptr<NetDevice> dev = node->GetDevice(d);
+        if (tc && tc->GetRootQueueDiscOnDevice(dev)) {
+            tc->DeleteRootQueueDiscOnDevice(dev);
+        }
+    }
+}
+
+std::string
+rate_string(double gbps)
+{
+    char s[64];
+    snprintf(s, sizeof s, "%.0fbps", gbps * 1e9);
+    return s;
+}
+
+} /* namespace */
+
+int
+main(int argc, char **argv)
+{
+    Options o = parse_options(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(o.seed);
+
+    /* The guests' TCP: Linux-like where ns-3 lets us. */
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(o.cc == "cubic"
+                                   ? TcpCubic::GetTypeId()
+                                   : o.cc == "linuxreno"
+                                   ? TcpLinuxReno::GetTypeId()
+                                   : TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(SEGMENT_SIZE));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount",
+                       UintegerValue(o.delayed_ack ? 2 : 1));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
+                       TimeValue(MilliSeconds(40)));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize",
+                       UintegerValue(1 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize",
+                       UintegerValue(1 << 20));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto",
+                       TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling",
+                       BooleanValue(true));
+
+    /* An address is a node's own only on the interface it arrived on: the
+     * ToR need not compare each packet with its N + 1 interfaces. */
+    Config::SetDefault("ns3::Ipv4::WeakEsModel",
+                       BooleanValue(false));
+
+    /* Nodes: the receiver, the ToR, the senders. */
+    Ptr<Node> receiver = CreateObject<Node>();
+    Ptr<Node> tor = CreateObject<Node>();
+    NodeContainer senders;
+    senders.Create(o.senders);
+
+    InternetStackHelper stack;
+    stack.Install(receiver);
+    stack.Install(tor);
+    stack.Install(senders);
+
+    /* Propagation: sender -> ToR and ToR -> receiver rtt/4 each way. */
+    Time hop = NanoSeconds(o.rtt_us * 1000 / 4);
+
+    /* Access links: big device queues (hosts never drop their own
+     * segments; the ToR's side carries only ACKs). */
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate",
+                              StringValue(rate_string(o.access_gbps)));
+    access.SetChannelAttribute("Delay", TimeValue(hop));
+    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+                    QueueSizeValue(QueueSize("100000p")));
+
+    Ptr<TorRouting> tor_routing = CreateObject<TorRouting>();
+    DynamicCast<Ipv4ListRouting>(tor->GetObject<Ipv4>()->GetRoutingProtocol())
+        ->AddRoutingProtocol(tor_routing, 10);
+
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.0.0", "255.255.255.252");
+    std::vector<Ipv4Address> sender_addrs;
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < o.senders; i++) {
+        NetDeviceContainer devs = access.Install(senders.Get(i), tor);
+        Ipv4InterfaceContainer ifs = addr.Assign(devs);
+        addr.NewNetwork();
+        sender_addrs.push_back(ifs.GetAddress(0));
+        tor_routing->AddHost(ifs.GetAddress(0), ifs.Get(1).second);
+        routing.GetStaticRouting(senders.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(ifs.GetAddress(1), 1);
+    }
+
+    /* The bottleneck: the ToR's port toward the receiver, and the
+     * receiver's device, on which PAC runs. */
+    Ptr<PointToPointChannel> channel = CreateObject<PointToPointChannel>();
+    channel->SetAttribute("Delay", TimeValue(hop));
+
+    Ptr<PointToPointNetDevice> tor_port = CreateObject<PointToPointNetDevice>();
+    tor_port->SetAddress(Mac48Address::Allocate());
+    tor_port->SetDataRate(DataRate(rate_string(o.rate_gbps)));
+    Ptr<Queue<Packet>> buffer = CreateObject<DropTailQueue<Packet>>();
+    uint32_t buffer_bytes = (uint32_t) (o.buffer_kb * 1000);
+    buffer->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, buffer_bytes));
+    tor_port->SetQueue(buffer);
+    tor->AddDevice(tor_port);
+    tor_port->Attach(channel);
+
+    Ptr<PacDevice> nic = CreateObject<PacDevice>();
+    nic->SetAddress(Mac48Address::Allocate());
+    nic->SetDataRate(DataRate(rate_string(o.rate_gbps)));
+    Ptr<Queue<Packet>> nic_queue = CreateObject<DropTailQueue<Packet>>();
+    nic_queue->SetMaxSize(QueueSize("100000p"));
+    nic->SetQueue(nic_queue);
+    receiver->AddDevice(nic);
+    nic->Attach(channel);
+
+    NetDeviceContainer bottleneck;
+    bottleneck.Add(tor_port);
+    bottleneck.Add(nic);
+    Ipv4AddressHelper baddr;
+    baddr.SetBase("192.168.0.0", "255.255.255.252");
+    Ipv4InterfaceContainer bifs = baddr.Assign(bottleneck);
+    routing.GetStaticRouting(receiver->GetObject<Ipv4>())
+        ->SetDefaultRoute(bifs.GetAddress(0), 1);
+    tor_routing->AddHost(bifs.GetAddress(1), bifs.Get(0).second);
+
+    remove_queue_discs(receiver);
+    remove_queue_discs(tor);
+    for (uint32_t i = 0; i < o.senders; i++) {
+        remove_queue_discs(senders.Get(i));
+    }
+
+    QueueStats qstats;
+    qstats.queue = buffer;
+    tor_port->TraceConnectWithoutContext(
+        "MacTx", MakeCallback(&QueueStats::Arrival, &qstats));
+    buffer->TraceConnectWithoutContext(
+        "Enqueue", MakeCallback(&QueueStats::Enqueued, &qstats));
+    buffer->TraceConnectWithoutContext(
+        "Drop", MakeCallback(&QueueStats::Dropped, &qstats));
+
+    if (o.scheme == "pac") {
+        pac_config cfg;
+        pac_config_init(&cfg);
+        cfg.hash_seed = 0x5ac0ffee;     /* The same layout every run. */
+        cfg.threshold = o.threshold ? o.threshold : buffer_bytes;
+        cfg.clamp_window = o.clamp_window;
+        /* ns-3's TCP sends no MSS option: tell PAC the segment size. */
+        cfg.default_mss = SEGMENT_SIZE;
+        cfg.request_copy_us = o.request_copy_us;
+        nic->StartPac(cfg, o.syn_mss);
+    }
+
+    RtoCounter sender_rto;
+    std::vector<Sender *> apps;
+    for (uint32_t i = 0; i < o.senders; i++) {
+        apps.push_back(new Sender(senders.Get(i), o.incast, &sender_rto));
+    }
+    Receiver client(receiver, o.incast, sender_addrs);
+
+    Simulator::Stop(MilliSeconds(o.sim_ms));
+    Simulator::Run();
+    Time end = Simulator::Now();
+
+    pac_stats pst;
+    memset(&pst, 0, sizeof pst);
+    if (nic->Instance()) {
+        pac_get_stats(nic->Instance(), &pst);
+    }
+
+    /* Goodput over the rounds: to the last round's end, or to the limit
+     * when the rounds did not finish. */
+    double goodput = 0;
+    if (!client.first_round_start.IsNegative()) {
+        Time stop = client.finished ? client.last_round_end : end;
+        double secs = (stop - client.first_round_start).GetSeconds();
+        goodput = secs > 0 ? client.delivered * 8 / secs / 1e6 : 0;
+    }
+    double warm_goodput = 0;
+    if (client.rounds_done >= 2) {
+        double secs = (client.last_round_end - client.first_round_end)
+                      .GetSeconds();
+        warm_goodput = (client.rounds_done - 1) * o.senders * o.incast.bytes * 8.0
+                       / secs / 1e6;
+    }
+    double fct_p99 = percentile(client.fct_ms, 99);
+    std::string round_list;
+    for (double ms : client.round_ms) {
+        char one[32];
+        snprintf(one, sizeof one, " %.2f", ms);
+        round_list += one;
+    }
+    double round_p50 = percentile(client.round_ms, 50);
+    double queue_p99 = percentile(qstats.arrival_bytes, 99) / 1000;
+
+    printf("RESULT sim=ns3 scheme=%s rate_gbps=%g senders=%u "
+           "goodput_mbps=%.1f timeouts=%" PRIu64 " fct_p99_ms=%.2f "
+           "queue_p99_kb=%.1f rcv_timeouts=%" PRIu64 " drops=%" PRIu64
+           " rounds=%u/%u warm_goodput_mbps=%.1f queue_max_kb=%.1f"
+           " buffer_kb=%g cc=%s delayed_ack=%d seed=%" PRIu64 "\n",
+           o.scheme.c_str(), o.rate_gbps, o.senders, goodput,
+           sender_rto.expiries, fct_p99, queue_p99, client.rto.expiries,
+           qstats.drops, client.rounds_done, o.incast.rounds, warm_goodput,
+           qstats.max_bytes / 1000.0, o.buffer_kb, o.cc.c_str(),
+           o.delayed_ack, o.seed);
+    printf("  handshake %.2f ms, round p50 %.2f ms, simulated %.3f s, "
+           "rounds (ms):%s\n",
+           client.handshake_done.IsNegative()
+           ? -1.0 : client.handshake_done.GetSeconds() * 1e3,
+           round_p50, end.GetSeconds(), round_list.c_str());
+    if (nic->Instance()) {
+        printf("  pac: held %" PRIu64 " passed %" PRIu64 " max_held %"
+               PRIu64 " stale_drops %" PRIu64 " request_copies %" PRIu64
+               " windows_clamped %" PRIu64 " request_triggers %" PRIu64
+               " parse_failures %" PRIu64 "\n"
+               "  pac: released fit %" PRIu64 " max_hold %" PRIu64
+               " cap %" PRIu64 " silence_resets %" PRIu64 " dry_reclaims %"
+               PRIu64 " answer_ends %" PRIu64 " late_data %" PRIu64 "\n",
+               pst.tx_held, pst.tx_passed, nic->held_max, nic->stale_drops,
+               nic->request_copies, pst.windows_clamped,
+               pst.request_triggers, nic->parse_failures,
+               pst.released[PAC_REL_FIT], pst.released[PAC_REL_MAX_HOLD],
+               pst.released[PAC_REL_CAP], pst.silence_resets,
+               pst.dry_reclaims, pst.answer_ends, pst.late_data);
+    }
+
+    nic->StopPac();
+    Simulator::Destroy();
+    for (Sender *s : apps) {
+        delete s;
+    }
+    return 0;
+}
