@@ -355,12 +355,21 @@ pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
     if (delta) {
         /* The window model feeds the triggers of requests, where too small
          * a guess overflows the buffer: it grows as in slow start whatever
-         * phase eq. (3) assumes (an upper bound of the peer's window). */
-        if (!(d->flags & PAC_H_ECE)) {
-            f->cwnd = MIN(pac_peer_cwnd(pac, f) + MAX(delta, f->mss),
+         * phase eq. (3) assumes (an upper bound of the peer's window), by
+         * what the peer sent: an ACK of more, like a duplicate ACK, grows
+         * no window. */
+        uint32_t acked = pac_received_delta(f, d->ack);
+
+        if (acked && !(d->flags & PAC_H_ECE)) {
+            f->cwnd = MIN(pac_peer_cwnd(pac, f) + MAX(acked, f->mss),
                           pac_window_cap(pac, f));
         }
-        f->last_ack = d->ack;
+        /* Not beyond what arrived: the rest acknowledges data the peer
+         * never sent (pac_received_delta()), and a last_ack run far ahead
+         * would, past 2^31, look behind rcv_nxt. */
+        f->last_ack = ((f->flags & PAC_F_RCV_BASE)
+                       && pac_seq_gt(d->ack, f->rcv_nxt)
+                       ? f->rcv_nxt : d->ack);
     }
     if (trigger && (f->flags & PAC_F_RCV_BASE)) {
         f->budget_end = pac_allowed_end(f) + trigger;

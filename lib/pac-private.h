@@ -494,6 +494,7 @@ uint32_t pac_trigger_bytes(const struct pac *, const struct pac_flow *,
 bool pac_fits(const struct pac *, uint32_t trigger);
 uint32_t pac_peer_cwnd(const struct pac *, const struct pac_flow *);
 uint32_t pac_ack_delta(const struct pac_flow *, uint32_t ack);
+uint32_t pac_received_delta(const struct pac_flow *, uint32_t ack);
 bool pac_is_dup_ack(const struct pac_flow *, const struct pac_held *);
 bool pac_window_pending(const struct pac *, const struct pac_flow *);
 bool pac_acks_no_new_answer(const struct pac_flow *, uint32_t ack);

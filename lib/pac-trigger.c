@@ -256,13 +256,34 @@ tail_frame_bytes(const struct pac *pac, uint32_t bytes)
             : 0);
 }
 
+/* The bytes that ACK number 'ack' of flow 'f' newly acknowledges, of those
+ * PAC saw arrive: every segment toward the receiver passes PAC first, so
+ * an ACK beyond rcv_nxt, or any ACK of a flow that has received nothing,
+ * acknowledges data the peer never sent, which a peer's TCP ignores; it
+ * frees no window there.  (A receiver can make its ACKs jump by up to 2^30
+ * each, on as many connections as it likes.) */
+uint32_t
+pac_received_delta(const struct pac_flow *f, uint32_t ack)
+{
+    uint32_t delta = pac_ack_delta(f, ack);
+
+    if (delta) {
+        uint32_t received = ((f->flags & PAC_F_RCV_BASE)
+                             && pac_seq_gt(f->rcv_nxt, f->last_ack)
+                             ? f->rcv_nxt - f->last_ack : 0);
+
+        delta = MIN(delta, MIN(received, PAC_MAX_WINDOW));
+    }
+    return delta;
+}
+
 /* Eq. (3) and the window triggers, without the answer-size cap, at most
  * PAC_MAX_WINDOW. */
 static uint32_t
 tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
                   const struct pac_held *d)
 {
-    uint32_t delta = pac_ack_delta(f, d->ack);
+    uint32_t delta = pac_received_delta(f, d->ack);
     uint64_t trigger;
 
     if (d->kind != PAC_K_ACK) {

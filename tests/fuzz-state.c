@@ -118,14 +118,15 @@ struct fz_conn {
     int held[MAX_CONN_HELD];    /* Held packets, oldest first. */
     int n_held;
     uint64_t head_since;        /* When the oldest became the oldest. */
-    /* The pure ACKs released since the connection last held nothing: a
-     * stale ACK drop may also be superseded by one of them (libpac drops
-     * a superseded ACK when it reaches the head, after the newer one may
-     * have left).  Whether there were any, whether one had no ACK flag,
-     * and their highest ACK number. */
-    bool released_pure;
-    bool released_pure_noack;
-    uint32_t released_pure_max;
+    /* The pure ACKs held since the connection last held nothing (the
+     * first MAX_CONN_HELD of them; 'held_pure_more' if there were more): a
+     * stale ACK drop may be superseded by any of them (libpac drops a
+     * superseded ACK when it reaches the head, after the newer one may
+     * have left, and ACK numbers more than 2^31 apart are not ordered, so
+     * no one of them is the highest). */
+    int held_pure[MAX_CONN_HELD];
+    int n_held_pure;
+    bool held_pure_more;
     uint64_t n_dropped;         /* Stale drops, ever. */
 };
 
@@ -465,7 +466,8 @@ conn_held_remove(struct fz_conn *c, int pos)
     fz.total_held--;
     if (!c->n_held && c != fz.tx_conn) {
         /* (During pac_tx(), libpac holds its segment too.) */
-        c->released_pure = false;
+        c->n_held_pure = 0;
+        c->held_pure_more = false;
     }
     if (!pos) {
         c->head_since = fz.latest;
@@ -526,10 +528,10 @@ fz_emit(void *aux, void *pkt_, enum pac_emit emit)
 
             superseded |= may_supersede(q, p);
         }
-        superseded |= (c->released_pure
-                       && (c->released_pure_noack
-                           || !(p->flags & PAC_TCP_ACK)
-                           || pac_seq_gt(c->released_pure_max, p->ack)));
+        superseded |= c->held_pure_more;
+        for (int i = 0; i < c->n_held_pure; i++) {
+            superseded |= may_supersede(&fz.pkts[c->held_pure[i]], p);
+        }
         FUZZ_ASSERT(superseded, pkt);
         p->state = PS_DROPPED;
         c->n_dropped++;
@@ -538,18 +540,6 @@ fz_emit(void *aux, void *pkt_, enum pac_emit emit)
         /* Per-connection order. */
         FUZZ_ASSERT(pos == 0, pkt);
         p->state = PS_RELEASED;
-        if (is_pure(p)) {
-            if (!c->released_pure) {
-                c->released_pure_noack = false;
-                c->released_pure_max = p->ack;
-            }
-            if (!(p->flags & PAC_TCP_ACK)) {
-                c->released_pure_noack = true;
-            } else if (pac_seq_gt(p->ack, c->released_pure_max)) {
-                c->released_pure_max = p->ack;
-            }
-            c->released_pure = true;
-        }
     }
     conn_held_remove(c, pos);
     if (fz.verbose) {
@@ -796,7 +786,8 @@ do_tx(void)
         v = pac_tx(fz.pac, &s, p, fz.now, fz_emit, &fz);
         fz.tx_conn = NULL;
         if (v == PAC_PASS && !c->n_held) {
-            c->released_pure = false;
+            c->n_held_pure = 0;
+            c->held_pure_more = false;
         }
         FUZZ_ASSERT(!s.window_clamped || s.window <= window, pkt);
         FUZZ_ASSERT(s.window_clamped || s.window == window, pkt);
@@ -811,6 +802,13 @@ do_tx(void)
         FUZZ_ASSERT(v == PAC_HELD, pkt);
         FUZZ_ASSERT(c->n_held < MAX_CONN_HELD, pkt);
         p->state = PS_HELD;
+        if (is_pure(p)) {
+            if (c->n_held_pure < MAX_CONN_HELD) {
+                c->held_pure[c->n_held_pure++] = pkt;
+            } else {
+                c->held_pure_more = true;
+            }
+        }
         if (!c->n_held) {
             c->head_since = fz.latest;
         }

@@ -519,7 +519,7 @@ test_short_segment_ends_answer(void)
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
 
     /* Its ACK triggers nothing; nor does a copy of the short segment. */
-    CHECK_PASS(tx(pac, AT(110), 0, 5001 + 3 * MSS - 40, 0, ACK, 3));
+    CHECK_PASS(tx(pac, AT(110), 0, 5001 + 2 * MSS + 960, 0, ACK, 3));
     CHECK_IN_FLIGHT(pac, other);
     rx_data(pac, AT(111), 0, 5001 + 2 * MSS - 40, 1000);
     CHECK_IN_FLIGHT(pac, other);
@@ -529,18 +529,18 @@ test_short_segment_ends_answer(void)
      * wrong (the short segment filled a window, or its application wrote
      * more), so the rest of what its triggers allowed counts again, and
      * ACKs of the new data trigger again, as eq. (3) says. */
-    rx_data(pac, AT(120), 0, 5001 + 3 * MSS - 40, MSS);
-    CHECK_IN_FLIGHT(pac, other + IW - (4 * MSS - 40));
+    rx_data(pac, AT(120), 0, 5001 + 2 * MSS + 960, MSS);
+    CHECK_IN_FLIGHT(pac, other + IW - (3 * MSS + 960));
     PAC_CHECK_EQ(get_stats(pac).reclaims_undone, 1);
-    CHECK_PASS(tx(pac, AT(130), 0, 5001 + 4 * MSS - 40, 0, ACK, 4));
-    CHECK_IN_FLIGHT(pac, other + IW - (4 * MSS - 40)
+    CHECK_PASS(tx(pac, AT(130), 0, 5001 + 3 * MSS + 960, 0, ACK, 4));
+    CHECK_IN_FLIGHT(pac, other + IW - (3 * MSS + 960)
                          + 2 * MSS);            /* Slow start: 2 x acked. */
 
     /* Without the peer's MSS, the same short segment is not judged. */
     open_client_flow(pac, AT(200), 2, 0);
     CHECK_PASS(tx(pac, AT(220), 2, 5001, 100, ACK, 5));
     rx_data(pac, AT(230), 2, 5001, 1000);
-    CHECK_IN_FLIGHT(pac, other + IW - (4 * MSS - 40) + 2 * MSS + IW - 1000);
+    CHECK_IN_FLIGHT(pac, other + IW - (3 * MSS + 960) + 2 * MSS + IW - 1000);
     PAC_CHECK_EQ(get_stats(pac).answer_ends, 1);
 
     CHECK_N_EMITTED(0);
@@ -892,6 +892,11 @@ test_dup_ack_passes(void)
 
     pac = make_test_pac_threshold(10000);
     PAC_CHECK(pac);
+
+    /* The data the ACKs below acknowledge (no trigger counted it). */
+    rx_data(pac, AT(0), 0, 1, 5000);
+    rx_data(pac, AT(0), 1, 1, 3000);
+    CHECK_IN_FLIGHT(pac, 0);
 
     CHECK_PASS(tx(pac, AT(0), 1, 1001, 0, ACK, 0));    /* 1460 */
     CHECK_PASS(tx(pac, AT(1), 0, 1, 0, ACK, 1));       /* 2920 */

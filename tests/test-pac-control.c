@@ -145,7 +145,10 @@ test_threshold_ecn_holds(void)
     interval(pac, 0, 0, &seq, 2, 2, 100);
     PAC_CHECK_EQ(get_stats(pac).threshold, 10000);
 
-    /* Base ACK (1460), then 2920 + 2920 fit 10000, the next does not. */
+    /* Flow 1's data (no trigger counted it), then its base ACK (1460),
+     * then 2920 + 2920 fit 10000, the next does not. */
+    rx_data(pac, AT(IV), 1, 1, 5000);
+    CHECK_IN_FLIGHT(pac, 0);
     CHECK_PASS(tx(pac, AT(IV + 1), 1, 1, 0, ACK, 0));
     CHECK_PASS(tx(pac, AT(IV + 2), 1, 1461, 0, ACK, 1));
     CHECK_PASS(tx(pac, AT(IV + 3), 1, 2921, 0, ACK, 2));

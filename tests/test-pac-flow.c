@@ -115,7 +115,9 @@ test_flow_idle_timeout(void)
     rx(pac, AT(10), 0, 1, 0, ACK, PAC_ECN_ECT0);
     rx(pac, AT(500000), 1, 1, 0, ACK, PAC_ECN_ECT0);
 
-    /* Flow 2 holds an ACK behind flow 3's window. */
+    /* Flow 2 holds an ACK (of data it received) behind flow 3's
+     * window. */
+    rx_data(pac, AT(15), 2, 1, 2000);
     CHECK_PASS(request(pac, AT(20), 3, 1, 0));
     CHECK_PASS(tx(pac, AT(20), 2, 1, 0, ACK, 1));
     CHECK_HELD(tx(pac, AT(20), 2, 1461, 0, ACK, 2));

@@ -436,6 +436,44 @@ test_held_bytes_cap(void)
     CHECK_RELEASED(3, 3);
 }
 
+/* A VM acknowledges data its peer never sent: ACK numbers that jump by
+ * 2^29 each.  The peer's TCP ignores such an ACK (it frees none of its
+ * window), so PAC must not count what it "acknowledges" as data to come:
+ * with each jump counted, one VM's own in_flight grew to 10^10 bytes and
+ * its every later trigger waited for silence resets. */
+static void
+test_ack_beyond_received(void)
+{
+    struct pac_config cfg;
+    uint64_t before;
+    struct pac *pac;
+
+    test_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));          /* IW. */
+    rx_data(pac, AT(10), 0, 1, 1000);
+    before = in_flight(pac);
+
+    /* Acknowledges the 1000 bytes received, and 2^29 more; sent (a
+     * flush sends what waits, with its triggers). */
+    tx(pac, AT(20), 0, 1001 + (1u << 29), 0, ACK, 1);
+    pac_flush(pac, rec_emit, NULL);
+    PAC_CHECK(in_flight(pac) <= before + 1000 + 2 * MSS + ACK_FRAME);
+    before = in_flight(pac);
+
+    /* And again, 1000 times: nothing more received, one segment's worth
+     * at most each (a duplicate ACK's). */
+    for (uint32_t i = 2; i < 1002; i++) {
+        tx(pac, AT(20 + i), 0, 1001 + i * (1u << 29), 0, ACK, i);
+    }
+    pac_flush(pac, rec_emit, NULL);
+    PAC_CHECK(in_flight(pac) <= before + 1000 * (MSS + ACK_FRAME));
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 /* CPU seconds since 'start'. */
 static double
 cpu_seconds_since(clock_t start)
@@ -502,6 +540,7 @@ main(void)
     PAC_RUN_TEST(test_hash_flooding);
     PAC_RUN_TEST(test_held_bytes_cap);
     PAC_RUN_TEST(test_long_held_list);
+    PAC_RUN_TEST(test_ack_beyond_received);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

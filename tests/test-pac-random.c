@@ -74,13 +74,16 @@ struct sim {
     int n_held[N_TEST_FLOWS];
     uint64_t head_since[N_TEST_FLOWS];
     int total_held;
-    /* Highest ACK number of the pure ACKs of each flow released since the
-     * flow last held nothing, if 'released_pure_valid': what a stale ACK
-     * drop may also be superseded by (libpac drops a superseded ACK when
-     * it reaches its flow's head, after the newer one may have left). */
-    uint32_t released_pure_max[N_TEST_FLOWS];
-    bool released_pure_valid[N_TEST_FLOWS];
-    bool released_pure_noack[N_TEST_FLOWS];
+    /* The ACK numbers of the pure ACKs of each flow held since the flow
+     * last held nothing: what a stale ACK drop may be superseded by
+     * (libpac drops a superseded ACK when it reaches its flow's head, after
+     * the newer one may have left).  All of them, not the highest: ACK
+     * numbers more than 2^31 apart are not ordered.  A pure ACK without the
+     * ACK flag, which libpac gives the flow's last ACK number (unknown
+     * here), or more than the array holds, may supersede any. */
+    uint32_t held_pure_acks[N_TEST_FLOWS][128];
+    int n_held_pure[N_TEST_FLOWS];
+    bool held_pure_any[N_TEST_FLOWS];
     uint64_t n_dropped[N_TEST_FLOWS];  /* Stale drops, ever. */
     int tx_flow;                /* Flow of the pac_tx() call in progress,
                                  * or -1. */
@@ -162,10 +165,10 @@ is_pure(const struct sim_pkt *p)
 }
 
 static void
-released_pure_reset(int flow)
+held_pure_reset(int flow)
 {
-    sim.released_pure_valid[flow] = false;
-    sim.released_pure_noack[flow] = false;
+    sim.n_held_pure[flow] = 0;
+    sim.held_pure_any[flow] = false;
 }
 
 static void
@@ -177,31 +180,29 @@ held_remove(int flow, int pos)
     sim.total_held--;
     if (!sim.n_held[flow] && flow != sim.tx_flow) {
         /* (During pac_tx(), libpac holds its segment too.) */
-        released_pure_reset(flow);
+        held_pure_reset(flow);
     }
     if (!pos) {
         sim.head_since[flow] = sim.now;
     }
 }
 
-/* Held packet 'p' of flow 'flow' was released: if it is a pure ACK, one
- * that may supersede a stale ACK the flow still holds.  libpac takes a
- * segment with no ACK flag, no payload and no SYN, FIN or RST for a pure
- * ACK too, with the flow's last ACK number, which the test does not know:
- * such a one may supersede any. */
+/* Packet 'p' of flow 'flow' is held: if it is a pure ACK, one that may
+ * supersede a stale ACK the flow holds until it holds nothing.  libpac
+ * takes a segment with no ACK flag, no payload and no SYN, FIN or RST for
+ * a pure ACK too, with the flow's last ACK number, which the test does not
+ * know: such a one may supersede any. */
 static void
-note_released_pure(int flow, const struct sim_pkt *p)
+note_held_pure(int flow, const struct sim_pkt *p)
 {
     if (p->len || (p->flags & (PAC_TCP_SYN | PAC_TCP_FIN | PAC_TCP_RST))) {
         return;
     }
-    if (!(p->flags & ACK)) {
-        sim.released_pure_noack[flow] = true;
-    } else if (!sim.released_pure_valid[flow]
-               || seq_gt(p->ack, sim.released_pure_max[flow])) {
-        sim.released_pure_max[flow] = p->ack;
+    if (!(p->flags & ACK) || sim.n_held_pure[flow] >= 128) {
+        sim.held_pure_any[flow] = true;
+    } else {
+        sim.held_pure_acks[flow][sim.n_held_pure[flow]++] = p->ack;
     }
-    sim.released_pure_valid[flow] = true;
 }
 
 static void
@@ -247,9 +248,10 @@ sim_emit(void *aux, void *pkt_, enum pac_emit emit)
 
             superseded |= is_pure(q) && seq_gt(q->ack, p->ack);
         }
-        superseded |= (sim.released_pure_valid[flow]
-                       && (sim.released_pure_noack[flow]
-                           || seq_gt(sim.released_pure_max[flow], p->ack)));
+        superseded |= sim.held_pure_any[flow];
+        for (int i = 0; i < sim.n_held_pure[flow]; i++) {
+            superseded |= seq_gt(sim.held_pure_acks[flow][i], p->ack);
+        }
         if (!superseded) {
             fail("dropped a pure ACK that no ACK held with it supersedes",
                  pkt);
@@ -264,7 +266,6 @@ sim_emit(void *aux, void *pkt_, enum pac_emit emit)
             fail("released ahead of an older held packet of its flow", pkt);
         }
         p->state = PS_RELEASED;
-        note_released_pure(flow, p);
     } else {
         fail("unknown pac_emit value", pkt);
     }
@@ -467,7 +468,7 @@ do_tx(void)
     v = pac_tx(sim.pac, &s, P(pkt), sim.now, sim_emit, NULL);
     sim.tx_flow = -1;
     if (v == PAC_PASS && !sim.n_held[f]) {
-        released_pure_reset(f);
+        held_pure_reset(f);
     }
     /* A duplicate ACK passes at once whatever in_flight is: a segment that
      * libpac may take for one (no payload, SYN, FIN or RST) of a flow that
@@ -494,6 +495,7 @@ do_tx(void)
         if (!sim.n_held[f]) {
             sim.head_since[f] = sim.now;
         }
+        note_held_pure(f, &sim.pkts[pkt]);
         sim.held[f][sim.n_held[f]++] = pkt;
         sim.total_held++;
         sim.n_held_ever++;

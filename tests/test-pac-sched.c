@@ -439,6 +439,9 @@ test_max_hold(void)
     PAC_CHECK(pac);
     PAC_CHECK_EQ(cfg.max_hold_us, 20000);
 
+    /* Flows 0 and 1 received data that no trigger counted. */
+    rx_data(pac, AT(0), 0, 1, 2000);
+    rx_data(pac, AT(0), 1, 1, 2000);
     CHECK_PASS(request(pac, AT(0), 2, 1, 0));
     CHECK_PASS(tx(pac, AT(0), 0, 1, 0, ACK, 1));
     CHECK_HELD(tx(pac, AT(100), 0, 1461, 0, ACK, 2));

@@ -88,7 +88,8 @@ struct pac_dp_instance {
                                                  * holding 'out_mutex' to
                                                  * send, or NULL. */
     bool dead OVS_GUARDED;          /* Deleted or replaced: pass all. */
-    struct pac_dp_slot *slots OVS_GUARDED;      /* config.max_held. */
+    struct pac_dp_slot *slots OVS_GUARDED;      /* config.max_held + 1. */
+    size_t n_slots;
     struct pac_dp_slot *free_slots OVS_GUARDED;
     struct hmap actions OVS_GUARDED;            /* pac_dp_actions. */
 
@@ -544,8 +545,12 @@ pac_dp_instance_create(uint32_t id, const struct pac_config *config,
     ovs_mutex_init(&inst->out_mutex);
     ovs_mutex_init(&inst->mutex);
     inst->pac = pac;
-    inst->slots = xcalloc(config->max_held, sizeof *inst->slots);
-    for (size_t i = config->max_held; i-- > 0;) {
+    /* One slot per packet libpac may hold, and one for the packet of the
+     * pac_tx() call in progress: at the cap libpac makes room for it by
+     * releasing a held one, whose slot is free only after the call. */
+    inst->n_slots = config->max_held + 1;
+    inst->slots = xcalloc(inst->n_slots, sizeof *inst->slots);
+    for (size_t i = inst->n_slots; i-- > 0;) {
         inst->slots[i].next_free = inst->free_slots;
         inst->free_slots = &inst->slots[i];
     }
@@ -890,7 +895,9 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
             continue;
         }
         if (!slot) {
-            /* Cannot happen while libpac honours max_held; pass. */
+            /* Cannot happen while libpac honours max_held (n_slots); a
+             * segment that passes here may overtake its flow's held
+             * ones. */
             COVERAGE_INC(pac_dp_no_slot);
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
                            seg->ip_version);
