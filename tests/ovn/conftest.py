@@ -30,6 +30,8 @@ import pytest
 
 from testbed.ovn_env import Chassis, OvnCentral, PacAgent, ovn_missing
 from testbed.ovs_env import TOP, OvsBuild, build_snapshot
+from testbed.pytest_support import (  # noqa: F401 (a pytest hook)
+    pytest_runtest_makereport, request_failed, write_summary)
 
 LOG_DIR = TOP / "build" / "test-logs" / "ovn"
 
@@ -48,18 +50,6 @@ def build() -> Iterator[OvsBuild]:
         yield build
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    rep = outcome.get_result()
-    setattr(item, f"rep_{rep.when}", rep)
-
-
-def _failed(request) -> bool:
-    rep = getattr(request.node, "rep_call", None)
-    return rep is not None and rep.failed
-
-
 @pytest.fixture
 def ovn(build: OvsBuild, request) -> Iterator[OvnCentral]:
     central = OvnCentral(build)
@@ -68,7 +58,7 @@ def ovn(build: OvsBuild, request) -> Iterator[OvnCentral]:
         central.start()
         yield central
         central.assert_healthy()
-        ok = not _failed(request)
+        ok = not request_failed(request)
     finally:
         if not ok:
             central.save_logs(LOG_DIR / request.node.name / "central")
@@ -91,7 +81,7 @@ def chassis_factory(ovn: OvnCentral,
         yield make
         for ch in made:
             ch.assert_healthy()
-        ok = not _failed(request)
+        ok = not request_failed(request)
     finally:
         for ch in reversed(made):
             try:
@@ -124,7 +114,7 @@ def agent_factory(chassis_factory: Callable[[str], Chassis],
         yield make
         for agent in made:
             agent.assert_healthy()
-        ok = not _failed(request)
+        ok = not request_failed(request)
     finally:
         for agent in made:
             if not ok:
@@ -134,10 +124,4 @@ def agent_factory(chassis_factory: Callable[[str], Chassis],
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    stats = terminalreporter.stats
-    bad = {r.nodeid for k in ("failed", "error") for r in stats.get(k, [])}
-    good = {r.nodeid for r in stats.get("passed", [])} - bad
-    skipped = {r.nodeid for r in stats.get("skipped", [])} - bad - good
-    terminalreporter.write_line(
-        f"ovn: {len(good)} passed, {len(bad)} failed, "
-        f"{len(skipped)} skipped")
+    write_summary(terminalreporter, "ovn")

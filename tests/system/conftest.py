@@ -25,6 +25,8 @@ from typing import Iterator
 import pytest
 
 from testbed.ovs_env import TOP, Ovs, OvsBuild, Topology, build_snapshot
+from testbed.pytest_support import (  # noqa: F401 (a pytest hook)
+    pytest_runtest_makereport, topology_for_test, write_summary)
 
 LOG_DIR = TOP / "build" / "test-logs" / "system"
 
@@ -39,28 +41,10 @@ def build() -> Iterator[OvsBuild]:
         yield build
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    rep = outcome.get_result()
-    setattr(item, f"rep_{rep.when}", rep)
-
-
 @pytest.fixture
 def topo(build: OvsBuild, request) -> Iterator[Topology]:
-    t = Topology(build)
-    ok = False
-    try:
-        t.setup()
+    with topology_for_test(Topology(build), request, LOG_DIR) as t:
         yield t
-        t.check_health()
-        rep = getattr(request.node, "rep_call", None)
-        ok = rep is None or not rep.failed
-    finally:
-        if not ok:
-            t.save_logs(LOG_DIR / request.node.name)
-            print(f"logs saved in {LOG_DIR / request.node.name}")
-        t.teardown()
 
 
 @pytest.fixture
@@ -77,10 +61,4 @@ def pac(build: OvsBuild, request) -> Ovs:
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    stats = terminalreporter.stats
-    bad = {r.nodeid for k in ("failed", "error") for r in stats.get(k, [])}
-    good = {r.nodeid for r in stats.get("passed", [])} - bad
-    skipped = {r.nodeid for r in stats.get("skipped", [])} - bad - good
-    terminalreporter.write_line(
-        f"system: {len(good)} passed, {len(bad)} failed, "
-        f"{len(skipped)} skipped")
+    write_summary(terminalreporter, "system")

@@ -18,7 +18,8 @@ import pytest
 
 from testbed.dpdk_env import DpdkTopology, DpdkUnavailable, Hugepages, \
     cleanup_stale_mounts
-from testbed.ovs_env import PAC_NO_CLAMP, TOP, Ovs, OvsBuild, wait_until
+from testbed.ovs_env import (PAC_NO_CLAMP, TOP, Ovs, OvsBuild, pac_released,
+                             wait_until)
 
 MB = 1000 * 1000
 LOG_DIR = TOP / "build" / "test-logs" / "system"
@@ -70,9 +71,6 @@ def dpdk(build: OvsBuild, hugepages: Hugepages,
             t.teardown()
 
 
-def released(stats: dict[str, int]) -> int:
-    return sum(v for k, v in stats.items() if k.startswith("pac_released"))
-
 
 def live_held(ovs: Ovs, iface: str) -> int:
     """Packets PAC holds now on 'iface' (pac/show asks the datapath)."""
@@ -111,10 +109,10 @@ def transfer_through_pac(topo: DpdkTopology, vm_port: str,
     result = topo.transfer(peer, vm, nbytes).wait(timeout=120)
     result.assert_exact()
     stats = ovs.wait_pac_stats(
-        vm_port, lambda s: s.get("pac_tx_held", 0) > 0 and released(s) > 0
+        vm_port, lambda s: s.get("pac_tx_held", 0) > 0 and pac_released(s) > 0
         and s.get("pac_rx_bytes", 0) >= nbytes and s.get("pac_held") == 0,
         20)
-    assert stats["pac_tx_held"] == released(stats) + stats["pac_stale_drops"]
+    assert stats["pac_tx_held"] == pac_released(stats) + stats["pac_stale_drops"]
     print(f"{nbytes} bytes in {result.seconds:.2f} s; {ovs.pac_show(vm_port)}")
     ovs.pac_disable(vm_port)
     wait_mempool_baseline(topo, vm_port, baseline)

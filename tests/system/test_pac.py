@@ -9,14 +9,12 @@ import time
 
 import pytest
 
-from testbed.ovs_env import PAC_NO_CLAMP, Ovs, OvsBuild, Topology, wait_until
+from testbed.ovs_env import (PAC_NO_CLAMP, Ovs, OvsBuild, Topology,
+                             pac_released, wait_until)
 
 MB = 1000 * 1000
 IFACE = "vm-p"
 
-
-def released(stats: dict[str, int]) -> int:
-    return sum(v for k, v in stats.items() if k.startswith("pac_released"))
 
 
 def wait_status(ovs: Ovs, want, timeout: float = 15) -> dict[str, str]:
@@ -75,7 +73,7 @@ def test_pac_transfer_holds_and_releases_acks(pac: Ovs,
     # right after the transfer may predate its end: wait for one that
     # counts every byte (pac_rx_bytes counts TCP payload toward the VM).
     stats = pac.wait_pac_stats(
-        IFACE, lambda s: s.get("pac_tx_held", 0) > 0 and released(s) > 0
+        IFACE, lambda s: s.get("pac_tx_held", 0) > 0 and pac_released(s) > 0
         and s.get("pac_tx_packets", 0) > 0 and s.get("pac_rx_packets", 0) > 0
         and s.get("pac_rx_bytes", 50 * MB) >= 50 * MB)
     print(f"PAC statistics: {stats}")
@@ -84,7 +82,7 @@ def test_pac_transfer_holds_and_releases_acks(pac: Ovs,
     if "pac_held" in stats:
         stats = pac.wait_pac_stats(IFACE, lambda s: s.get("pac_held") == 0,
                                    20)
-        assert stats["pac_tx_held"] == (released(stats)
+        assert stats["pac_tx_held"] == (pac_released(stats)
                                         + stats.get("pac_stale_drops", 0)), \
             stats
     show = pac.pac_show(IFACE)

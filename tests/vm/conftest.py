@@ -39,6 +39,8 @@ from testbed.guest import Guest, GuestBuildError, build as build_guest
 from testbed.libvirt_env import (VhostVmTopology, VmTopology,
                                  cleanup_stale_libvirt, missing_programs)
 from testbed.ovs_env import TOP, OvsBuild, build_snapshot
+from testbed.pytest_support import (  # noqa: F401 (a pytest hook)
+    pytest_runtest_makereport, topology_for_test, write_summary)
 
 LOG_DIR = TOP / "build" / "test-logs" / "vm"
 
@@ -67,28 +69,12 @@ def image() -> Guest:
         pytest.fail(f"cannot build the guest: {e}")
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    rep = outcome.get_result()
-    setattr(item, f"rep_{rep.when}", rep)
-
 
 @pytest.fixture
 def topo(build: OvsBuild, image: Guest, request) -> Iterator[VmTopology]:
-    t = VmTopology(build, image)
-    ok = False
-    try:
-        t.setup()
+    with topology_for_test(VmTopology(build, image), request,
+                           LOG_DIR) as t:
         yield t
-        t.check_health()
-        rep = getattr(request.node, "rep_call", None)
-        ok = rep is None or not rep.failed
-    finally:
-        if not ok:
-            t.save_logs(LOG_DIR / request.node.name)
-            print(f"logs saved in {LOG_DIR / request.node.name}")
-        t.teardown()
 
 
 @pytest.fixture(scope="session")
@@ -110,29 +96,13 @@ def vhost(build: OvsBuild, image: Guest, hugepages: Hugepages,
     """VhostVmTopology set up (OVS with DPDK, peer on net_af_packet,
     libvirtd); DPDK that cannot initialise fails the test with the
     reason.  Teardown as for 'topo'."""
-    t = VhostVmTopology(build, image, hugepages)
-    ok = False
     try:
-        try:
-            t.setup()
-        except DpdkUnavailable as e:
-            pytest.fail(f"DPDK cannot initialise here: {e}")
-        yield t
-        t.check_health()
-        rep = getattr(request.node, "rep_call", None)
-        ok = rep is None or not rep.failed
-    finally:
-        if not ok:
-            t.save_logs(LOG_DIR / request.node.name)
-            print(f"logs saved in {LOG_DIR / request.node.name}")
-        t.teardown()
+        with topology_for_test(VhostVmTopology(build, image, hugepages),
+                               request, LOG_DIR) as t:
+            yield t
+    except DpdkUnavailable as e:
+        pytest.fail(f"DPDK cannot initialise here: {e}")
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    stats = terminalreporter.stats
-    bad = {r.nodeid for k in ("failed", "error") for r in stats.get(k, [])}
-    good = {r.nodeid for r in stats.get("passed", [])} - bad
-    skipped = {r.nodeid for r in stats.get("skipped", [])} - bad - good
-    terminalreporter.write_line(
-        f"vm: {len(good)} passed, {len(bad)} failed, "
-        f"{len(skipped)} skipped")
+    write_summary(terminalreporter, "vm")

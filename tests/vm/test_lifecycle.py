@@ -10,8 +10,8 @@ from __future__ import annotations
 from testbed.libvirt_env import (VmTopology, network_interface_xml,
                                  network_xml)
 from testbed.ovn_env import PacAgent, agent_host
-from testbed.ovs_env import wait_until
-from vm_checks import released, wait_holding, wait_port_gone
+from testbed.ovs_env import pac_released, wait_until
+from vm_checks import wait_holding, wait_port_gone
 
 MB = 1000 * 1000
 TAP = "pvm2"
@@ -73,7 +73,7 @@ def test_detach_attach_shutdown_while_holding(topo: VmTopology) -> None:
         nbytes = 2 * MB
         guest.receive(topo.peer.ns, nbytes, port=5002).assert_exact()
         ovs.wait_pac_stats(
-            TAP, lambda s: s.get("pac_tx_held", 0) > 0 and released(s) > 0
+            TAP, lambda s: s.get("pac_tx_held", 0) > 0 and pac_released(s) > 0
             and s.get("pac_rx_bytes", 0) >= nbytes, timeout=20)
 
         # Shut down (ACPI power button) while PAC holds ACKs.

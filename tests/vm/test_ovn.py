@@ -13,8 +13,7 @@ import pytest
 from testbed.libvirt_env import VmTopology, interface_xml
 from testbed.ovn_env import (Chassis, OvnCentral, PacAgent, ovn_missing,
                              wait_port_bound)
-from testbed.ovs_env import wait_until
-from vm_checks import released
+from testbed.ovs_env import pac_released, wait_until
 
 MB = 1000 * 1000
 TAP = "pvm3"
@@ -63,7 +62,7 @@ def test_interfaceid_from_ovn(topo: VmTopology) -> None:
             guest.receive(peer.ns, nbytes).assert_exact()
             ovs.wait_pac_stats(
                 TAP, lambda s: s.get("pac_tx_held", 0) > 0
-                and released(s) > 0 and s.get("pac_rx_bytes", 0) >= nbytes,
+                and pac_released(s) > 0 and s.get("pac_rx_bytes", 0) >= nbytes,
                 timeout=20)
 
             central.nbctl("remove", "Logical_Switch_Port", lport, "options",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from testbed.libvirt_env import (VmTopology, network_interface_xml,
                                  network_xml)
 from testbed.ovn_env import PacAgent, agent_host
-from testbed.ovs_env import wait_until
+from testbed.ovs_env import pac_released, wait_until
 
 MB = 1000 * 1000
 TAP = "pvm1"
@@ -19,9 +19,6 @@ pac_threshold = 20000
 pac_clamp_window = false
 """
 
-
-def released(stats: dict[str, int]) -> int:
-    return sum(v for k, v in stats.items() if k.startswith("pac_released"))
 
 
 def test_profileid_from_portgroup(topo: VmTopology) -> None:
@@ -54,7 +51,7 @@ def test_profileid_from_portgroup(topo: VmTopology) -> None:
         nbytes = 4 * MB
         guest.receive(topo.peer.ns, nbytes).assert_exact()
         ovs.wait_pac_stats(
-            TAP, lambda s: s.get("pac_tx_held", 0) > 0 and released(s) > 0
+            TAP, lambda s: s.get("pac_tx_held", 0) > 0 and pac_released(s) > 0
             and s.get("pac_rx_bytes", 0) >= nbytes, timeout=20)
 
         # The guest goes: libvirt deletes its port, the row goes with it.

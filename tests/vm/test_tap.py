@@ -8,15 +8,12 @@ from __future__ import annotations
 import time
 
 from testbed.libvirt_env import VmTopology, interface_xml
-from testbed.ovs_env import PAC_NO_CLAMP, wait_until
+from testbed.ovs_env import PAC_NO_CLAMP, pac_released, wait_until
 
 MB = 1000 * 1000
 TAP = "pvm0"
 MAC = "52:54:00:00:00:02"
 
-
-def released(stats: dict[str, int]) -> int:
-    return sum(v for k, v in stats.items() if k.startswith("pac_released"))
 
 
 def test_tap_guest_transfer_through_pac(topo: VmTopology) -> None:
@@ -45,7 +42,7 @@ def test_tap_guest_transfer_through_pac(topo: VmTopology) -> None:
           f"{time.monotonic() - start:.1f} s")
 
     stats = ovs.wait_pac_stats(
-        TAP, lambda s: s.get("pac_tx_held", 0) > 0 and released(s) > 0
+        TAP, lambda s: s.get("pac_tx_held", 0) > 0 and pac_released(s) > 0
         and s.get("pac_rx_bytes", 0) >= nbytes, timeout=20)
     print(f"pac_* of {TAP}: {stats}")
     after = guest.netstat(topo.peer.ns)

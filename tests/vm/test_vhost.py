@@ -7,8 +7,8 @@ PAC is on, and the port, its PAC instance and its mbufs stay sound."""
 from __future__ import annotations
 
 from testbed.libvirt_env import VhostVmTopology
-from testbed.ovs_env import PAC_NO_CLAMP, wait_until
-from vm_checks import live_held, released, wait_holding
+from testbed.ovs_env import PAC_NO_CLAMP, pac_released, wait_until
+from vm_checks import live_held, wait_holding
 
 MB = 1000 * 1000
 PORT = "vhu0"
@@ -49,10 +49,10 @@ def test_vhostuser_guest_transfer_through_pac(vhost: VhostVmTopology) -> None:
     nbytes = 8 * MB
     guest.receive(vhost.peer.ns, nbytes).assert_exact()
     stats = ovs.wait_pac_stats(
-        PORT, lambda s: s.get("pac_tx_held", 0) > 0 and released(s) > 0
+        PORT, lambda s: s.get("pac_tx_held", 0) > 0 and pac_released(s) > 0
         and s.get("pac_rx_bytes", 0) >= nbytes and s.get("pac_held") == 0,
         timeout=20)
-    assert stats["pac_tx_held"] == released(stats) + stats["pac_stale_drops"]
+    assert stats["pac_tx_held"] == pac_released(stats) + stats["pac_stale_drops"]
     after = guest.netstat(vhost.peer.ns)
     assert after["TcpExt.TCPTimeouts"] == before["TcpExt.TCPTimeouts"], (
         before, after)

@@ -7,9 +7,6 @@ import re
 from testbed.ovs_env import Ovs, wait_until
 
 
-def released(stats: dict[str, int]) -> int:
-    return sum(v for k, v in stats.items() if k.startswith("pac_released"))
-
 
 def live_held(ovs: Ovs, iface: str) -> int:
     """Packets PAC holds now on 'iface' (pac/show asks the datapath)."""

@@ -602,6 +602,13 @@ class VhostVmTopology(DpdkTopology):
 
     def setup(self) -> "VhostVmTopology":
         super().setup()
+        # A guest destroyed or shut down closes its end of the vhost-user
+        # socket, which DPDK logs at ERR.
+        self.log_ignore += [
+            r"dpdk\|ERR\|VHOST_CONFIG: \(\S+\) recvmsg failed on fd \d+ "
+            r"\(Connection reset by peer\)",
+            r"dpdk\|ERR\|VHOST_CONFIG: \(\S+\) vhost read message failed",
+        ]
         self.peer = self.add_af_packet_host("peer", VmTopology.PEER_IP,
                                             "up0")
         libvirt_dir = self.workdir / "libvirt"

@@ -213,6 +213,17 @@ def ovsdb_value(v):
 PAC_NO_CLAMP = {"other_config": {"clamp-window": "false"}}
 
 
+# The per-cause release counters of an Interface's PAC statistics (the
+# pac_released_<cause> keys of pac/show's "released" line; not
+# pac_released_bytes_cap, which counts a part of pac_released_cap again).
+PAC_RELEASE_CAUSES = ("fit", "max_hold", "cap", "flush")
+
+
+def pac_released(stats: dict[str, int]) -> int:
+    """Held packets released, all causes, from 'stats' (pac_stats())."""
+    return sum(stats.get(f"pac_released_{c}", 0) for c in PAC_RELEASE_CAUSES)
+
+
 def format_ovsdb_arg(key: str, value) -> str:
     """'key=value' as ovs-vsctl takes it (bools as true/false)."""
     if isinstance(value, bool):
