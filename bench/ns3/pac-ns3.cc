@@ -24,8 +24,9 @@
  * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
  * runs it.  Two departures, both forced by ns-3 (docs/scale.md): libpac
  * sees each SYN with the MSS option a Linux stack adds (ns-3 sends none),
- * and PAC sends no zero-window copies of held requests (ns-3's sender
- * crashes on them).  The applications are in incast-app.h; this file
+ * and the hosts' sockets take a zero window as Linux does
+ * (linux-window-socket.h: ns-3 3.37 ignores the zero window of PAC's
+ * copies of held requests).  The applications are in incast-app.h; this file
  * holds the options, the topology, the ToR's forwarding, the bottleneck's
  * statistics and the output.
  *
@@ -95,10 +96,9 @@ struct Options {
     bool delayed_ack = true;
     bool clamp_window = true;           /* pac_config's clamp_window. */
     bool syn_mss = true;                /* Show libpac SYNs' MSS option. */
-    /* pac_config's request_copy_us.  Off by default here: ns-3 3.37's
-     * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
-     * when the window reopens after a zero-window copy of a request. */
-    uint32_t request_copy_us = 0;
+    /* pac_config's request_copy_us (libpac's default, 50 ms); 0: no
+     * zero-window copies of held requests. */
+    uint32_t request_copy_us = 50000;
     IncastConfig incast;                /* Answer and request sizes,
                                          * rounds, jitter. */
     uint64_t seed = 1;
@@ -138,10 +138,10 @@ usage(void)
            "  --no-syn-mss          libpac sees ns-3's SYNs as they are, "
            "without the\n"
            "                        MSS option a Linux stack adds\n"
-           "  --request-copy-us US  PAC's request_copy_us (default 0: no "
-           "zero-window\n"
-           "                        copies; ns-3 3.37's TCP crashes on "
-           "them)\n"
+           "  --request-copy-us US  PAC's request_copy_us (default 50000, "
+           "libpac's;\n"
+           "                        0: no zero-window copies of held "
+           "requests)\n"
            "  --jitter-ns J         each answer starts after a uniform 0..J "
            "ns host\n"
            "                        delay (default 1000), so that --seed "
