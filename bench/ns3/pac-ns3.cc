@@ -20,6 +20,11 @@
  * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
  * 200 ms).
  *
+ * With --scheme dctcp, both ends run ns-3's TcpDctcp (ECN on, g = 1/16)
+ * and the bottleneck queue marks CE on an ECN-capable packet that arrives
+ * while it holds more than K packets (--dctcp-k; the DCTCP paper's K:
+ * 20 packets at 1 Gbit/s, 65 at 10 Gbit/s), dropping only when full.
+ *
  * With --scheme pac, the receiver's network device is a PacDevice
  * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
  * runs it.  Two departures, both forced by ns-3 (docs/scale.md): libpac
@@ -80,7 +85,7 @@ namespace {
 const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
-    std::string scheme = "pac";         /* pac | tcp */
+    std::string scheme = "pac";         /* pac | tcp | dctcp */
     /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
      * window by one segment per ACK in slow start whatever the ACK
      * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
@@ -93,6 +98,9 @@ struct Options {
     double sim_ms = 10000;              /* Simulated-time limit. */
     uint32_t rtt_us = 100;              /* Base RTT, propagation only. */
     uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
+    uint32_t dctcp_k = 0;               /* DCTCP's marking threshold in
+                                         * packets; 0: the paper's K for
+                                         * --rate-gbps. */
     bool delayed_ack = true;
     bool clamp_window = true;           /* pac_config's clamp_window. */
     bool syn_mss = true;                /* Show libpac SYNs' MSS option. */
@@ -110,8 +118,14 @@ usage(void)
     printf("usage: pac-ns3 [OPTIONS]\n"
            "The PAC paper's single-ToR incast in ns-3, with libpac on the "
            "receiver's host.\n\n"
-           "  --scheme pac|tcp      PAC on the receiver's host, or plain TCP "
-           "(default pac)\n"
+           "  --scheme pac|tcp|dctcp\n"
+           "                        PAC on the receiver's host, plain TCP, "
+           "or DCTCP with\n"
+           "                        ECN marking at the ToR (default pac)\n"
+           "  --dctcp-k K           DCTCP's marking threshold, packets "
+           "(default 20 below\n"
+           "                        10 Gbit/s, else 65 x rate / 10: the "
+           "DCTCP paper's)\n"
            "  --cc linuxreno|newreno|cubic\n"
            "                        the hosts' congestion control (default "
            "linuxreno:\n"
@@ -228,6 +242,8 @@ parse_options(int argc, char **argv)
             o.rtt_us = parse_number(name, v);
         } else if (name == "threshold") {
             o.threshold = parse_number(name, v);
+        } else if (name == "dctcp-k") {
+            o.dctcp_k = parse_number(name, v);
         } else if (name == "request-copy-us") {
             o.request_copy_us = parse_number(name, v);
         } else if (name == "jitter-ns") {
@@ -240,13 +256,16 @@ parse_options(int argc, char **argv)
             exit(2);
         }
     }
-    if (o.scheme != "pac" && o.scheme != "tcp") {
-        fprintf(stderr, "pac-ns3: --scheme is pac or tcp\n");
+    if (o.scheme != "pac" && o.scheme != "tcp" && o.scheme != "dctcp") {
+        fprintf(stderr, "pac-ns3: --scheme is pac, tcp or dctcp\n");
         exit(2);
     }
     if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
         fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
         exit(2);
+    }
+    if (o.scheme == "dctcp") {
+        o.cc = "dctcp";                 /* What the RESULT line shows. */
     }
     if (o.senders < 1 || o.senders > 16000 || o.incast.rounds < 1
         || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
@@ -291,6 +310,54 @@ struct QueueStats {
     }
 
     void Dropped(Ptr<const Packet>) { drops++; }
+};
+
+/* The bottleneck's buffer for --scheme dctcp: drop-tail, and DCTCP's
+ * marking (the DCTCP paper, section 3.1): an arriving ECN-capable packet
+ * is marked CE when the queue holds more than K packets, instantaneous
+ * length, no averaging.  (ns-3's RedQueueDisc with MinTh = MaxTh = K does
+ * the same as a queue disc; marking in the device queue keeps one queue,
+ * the switch buffer, as for the other schemes.)  A packet in a
+ * PointToPointNetDevice's queue starts with its PPP header. */
+class MarkingQueue : public DropTailQueue<Packet> {
+public:
+    static TypeId GetTypeId(void)
+    {
+        static TypeId tid = TypeId("ovs-pac::MarkingQueue")
+            .SetParent<DropTailQueue<Packet>>()
+            .AddConstructor<MarkingQueue>();
+        return tid;
+    }
+
+    uint32_t k_packets = 20;
+    uint64_t marked = 0;
+
+    bool Enqueue(Ptr<Packet> packet) override
+    {
+        if (GetNPackets() > k_packets) {
+            Mark(packet);
+        }
+        return DropTailQueue<Packet>::Enqueue(packet);
+    }
+
+private:
+    void Mark(Ptr<Packet> packet)
+    {
+        PppHeader ppp;
+        Ipv4Header ip;
+
+        packet->RemoveHeader(ppp);
+        if (ppp.GetProtocol() == 0x0021) {      /* PPP's IPv4. */
+            packet->RemoveHeader(ip);
+            if (ip.GetEcn() == Ipv4Header::ECN_ECT0
+                || ip.GetEcn() == Ipv4Header::ECN_ECT1) {
+                ip.SetEcn(Ipv4Header::ECN_CE);
+                marked++;
+            }
+            packet->AddHeader(ip);
+        }
+        packet->AddHeader(ppp);
+    }
 };
 
 /* The ToR's forwarding: one hash lookup of the destination host per
@@ -391,9 +458,12 @@ main(int argc, char **argv)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(o.seed);
 
-    /* The guests' TCP: Linux-like where ns-3 lets us. */
+    /* The guests' TCP: Linux-like where ns-3 lets us.  TcpDctcp (a
+     * TcpLinuxReno) turns ECN on for its sockets itself. */
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(o.cc == "cubic"
+                       TypeIdValue(o.scheme == "dctcp"
+                                   ? TcpDctcp::GetTypeId()
+                                   : o.cc == "cubic"
                                    ? TcpCubic::GetTypeId()
                                    : o.cc == "linuxreno"
                                    ? TcpLinuxReno::GetTypeId()
@@ -470,7 +540,17 @@ main(int argc, char **argv)
     Ptr<PointToPointNetDevice> tor_port = CreateObject<PointToPointNetDevice>();
     tor_port->SetAddress(Mac48Address::Allocate());
     tor_port->SetDataRate(DataRate(rate_string(o.rate_gbps)));
-    Ptr<Queue<Packet>> buffer = CreateObject<DropTailQueue<Packet>>();
+    Ptr<Queue<Packet>> buffer;
+    Ptr<MarkingQueue> marking;
+    if (o.scheme == "dctcp") {
+        marking = CreateObject<MarkingQueue>();
+        marking->k_packets = o.dctcp_k ? o.dctcp_k
+                             : o.rate_gbps < 10 ? 20
+                             : (uint32_t) (65 * o.rate_gbps / 10 + 0.5);
+        buffer = marking;
+    } else {
+        buffer = CreateObject<DropTailQueue<Packet>>();
+    }
     uint32_t buffer_bytes = (uint32_t) (o.buffer_kb * 1000);
     buffer->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, buffer_bytes));
     tor_port->SetQueue(buffer);
@@ -594,6 +674,11 @@ main(int argc, char **argv)
                pst.released[PAC_REL_FIT], pst.released[PAC_REL_MAX_HOLD],
                pst.released[PAC_REL_CAP], pst.silence_resets,
                pst.dry_reclaims, pst.answer_ends, pst.late_data);
+    }
+
+    if (marking) {
+        printf("  dctcp: K %u packets, marked %" PRIu64 "\n",
+               marking->k_packets, marking->marked);
     }
 
     nic->StopPac();
