@@ -20,7 +20,8 @@
  * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
  * 200 ms).
  *
- * With --scheme dctcp, both ends run ns-3's TcpDctcp (ECN on, g = 1/16)
+ * With --scheme dctcp, both ends run ns-3's TcpDctcp (ECN on, g = 1/16;
+ * with Linux's floor of 2 segments on its cut, LinuxDctcp below)
  * and the bottleneck queue marks CE on an ECN-capable packet that arrives
  * while it holds more than K packets (--dctcp-k; the DCTCP paper's K:
  * 20 packets at 1 Gbit/s, 65 at 10 Gbit/s), dropping only when full.
@@ -98,6 +99,7 @@ struct Options {
     double sim_ms = 10000;              /* Simulated-time limit. */
     uint32_t rtt_us = 100;              /* Base RTT, propagation only. */
     uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
+    uint32_t initial_cwnd = 10;         /* Segments (IW10, Linux's). */
     uint32_t dctcp_k = 0;               /* DCTCP's marking threshold in
                                          * packets; 0: the paper's K for
                                          * --rate-gbps. */
@@ -122,6 +124,7 @@ usage(void)
            "                        PAC on the receiver's host, plain TCP, "
            "or DCTCP with\n"
            "                        ECN marking at the ToR (default pac)\n"
+           "  --iw SEGMENTS         the hosts' initial window (default 10)\n"
            "  --dctcp-k K           DCTCP's marking threshold, packets "
            "(default 20 below\n"
            "                        10 Gbit/s, else 65 x rate / 10: the "
@@ -242,6 +245,8 @@ parse_options(int argc, char **argv)
             o.rtt_us = parse_number(name, v);
         } else if (name == "threshold") {
             o.threshold = parse_number(name, v);
+        } else if (name == "iw") {
+            o.initial_cwnd = parse_number(name, v);
         } else if (name == "dctcp-k") {
             o.dctcp_k = parse_number(name, v);
         } else if (name == "request-copy-us") {
@@ -269,7 +274,8 @@ parse_options(int argc, char **argv)
     }
     if (o.senders < 1 || o.senders > 16000 || o.incast.rounds < 1
         || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
-        || o.incast.bytes < 1 || o.incast.request_bytes < 1) {
+        || o.incast.bytes < 1 || o.incast.request_bytes < 1
+        || o.initial_cwnd < 1) {
         fprintf(stderr, "pac-ns3: option out of range (see --help)\n");
         exit(2);
     }
@@ -357,6 +363,41 @@ private:
             packet->AddHeader(ip);
         }
         packet->AddHeader(ppp);
+    }
+};
+
+/* ns-3 3.37's TcpDctcp with Linux's floor on the window it cuts to.
+ * TcpDctcp::GetSsThresh() returns (1 - alpha / 2) x cwnd with no floor:
+ * from 2 segments and alpha near 1 it goes to 1 segment, then below one,
+ * where ns-3's sender sends nothing (its silly-window check) and arms no
+ * timer: the connection stalls for good (seen with --iw 2 --dctcp-k 10
+ * --no-delayed-ack at 32 senders).  Linux's dctcp_ssthresh() keeps 2
+ * segments at least; so does this. */
+class LinuxDctcp : public TcpDctcp {
+public:
+    static TypeId GetTypeId(void)
+    {
+        static TypeId tid = TypeId("ovs-pac::LinuxDctcp")
+            .SetParent<TcpDctcp>()
+            .AddConstructor<LinuxDctcp>();
+        return tid;
+    }
+
+    LinuxDctcp() = default;
+    LinuxDctcp(const LinuxDctcp &other) : TcpDctcp(other) {}
+
+    std::string GetName() const override { return "LinuxDctcp"; }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb,
+                         uint32_t bytes_in_flight) override
+    {
+        return std::max(TcpDctcp::GetSsThresh(tcb, bytes_in_flight),
+                        2 * tcb->m_segmentSize);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<LinuxDctcp>(this);
     }
 };
 
@@ -462,14 +503,14 @@ main(int argc, char **argv)
      * TcpLinuxReno) turns ECN on for its sockets itself. */
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(o.scheme == "dctcp"
-                                   ? TcpDctcp::GetTypeId()
+                                   ? LinuxDctcp::GetTypeId()
                                    : o.cc == "cubic"
                                    ? TcpCubic::GetTypeId()
                                    : o.cc == "linuxreno"
                                    ? TcpLinuxReno::GetTypeId()
                                    : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(SEGMENT_SIZE));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(o.initial_cwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount",
                        UintegerValue(o.delayed_ack ? 2 : 1));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
