@@ -30,6 +30,7 @@ if BUILD_NS3
 noinst_PROGRAMS += bench/ns3/pac-ns3
 bench_ns3_pac_ns3_SOURCES = \
 	bench/ns3/incast-app.h \
+	bench/ns3/linux-window-socket.h \
 	bench/ns3/pac-device.cc \
 	bench/ns3/pac-device.h \
 	bench/ns3/pac-ns3.cc

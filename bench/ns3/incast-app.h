@@ -9,11 +9,14 @@
  * opens one connection per sender, then runs barrier-synchronised rounds
  * (a request on every connection at once; the next round when every
  * answer has arrived), as bench/sim/pac-sim and bench/incast do.  Also
- * the count of the sockets' retransmission-timer expiries. */
+ * the count of the sockets' retransmission-timer expiries.  The sockets
+ * are LinuxWindowSocket: ns-3's TCP with Linux's rule for zero windows. */
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+
+#include "linux-window-socket.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -57,7 +60,7 @@ public:
     Sender(Ptr<Node> node, const IncastConfig &cfg, RtoCounter *rto)
         : m_cfg(cfg), m_rto(rto)
     {
-        m_listen = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+        m_listen = LinuxWindowSocket::Create(node);
         m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(),
                                          INCAST_SERVER_PORT));
         m_listen->Listen();
@@ -129,8 +132,7 @@ public:
     {
         for (size_t i = 0; i < senders.size(); i++) {
             Conn &c = m_conns[i];
-            c.socket = Socket::CreateSocket(node,
-                                            TcpSocketFactory::GetTypeId());
+            c.socket = LinuxWindowSocket::Create(node);
             c.socket->TraceConnectWithoutContext(
                 "RTO", MakeCallback(&RtoCounter::Changed, &rto));
             c.socket->Bind();

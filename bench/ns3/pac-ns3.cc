@@ -20,12 +20,19 @@
  * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
  * 200 ms).
  *
+ * With --scheme dctcp, both ends run ns-3's TcpDctcp (ECN on, g = 1/16;
+ * with Linux's floor of 2 segments on its cut, LinuxDctcp below)
+ * and the bottleneck queue marks CE on an ECN-capable packet that arrives
+ * while it holds more than K packets (--dctcp-k; the DCTCP paper's K:
+ * 20 packets at 1 Gbit/s, 65 at 10 Gbit/s), dropping only when full.
+ *
  * With --scheme pac, the receiver's network device is a PacDevice
  * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
  * runs it.  Two departures, both forced by ns-3 (docs/scale.md): libpac
  * sees each SYN with the MSS option a Linux stack adds (ns-3 sends none),
- * and PAC sends no zero-window copies of held requests (ns-3's sender
- * crashes on them).  The applications are in incast-app.h; this file
+ * and the hosts' sockets take a zero window as Linux does
+ * (linux-window-socket.h: ns-3 3.37 ignores the zero window of PAC's
+ * copies of held requests).  The applications are in incast-app.h; this file
  * holds the options, the topology, the ToR's forwarding, the bottleneck's
  * statistics and the output.
  *
@@ -79,7 +86,7 @@ namespace {
 const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
-    std::string scheme = "pac";         /* pac | tcp */
+    std::string scheme = "pac";         /* pac | tcp | dctcp */
     /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
      * window by one segment per ACK in slow start whatever the ACK
      * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
@@ -92,13 +99,16 @@ struct Options {
     double sim_ms = 10000;              /* Simulated-time limit. */
     uint32_t rtt_us = 100;              /* Base RTT, propagation only. */
     uint32_t threshold = 0;             /* PAC threshold; 0: the buffer. */
+    uint32_t initial_cwnd = 10;         /* Segments (IW10, Linux's). */
+    uint32_t dctcp_k = 0;               /* DCTCP's marking threshold in
+                                         * packets; 0: the paper's K for
+                                         * --rate-gbps. */
     bool delayed_ack = true;
     bool clamp_window = true;           /* pac_config's clamp_window. */
     bool syn_mss = true;                /* Show libpac SYNs' MSS option. */
-    /* pac_config's request_copy_us.  Off by default here: ns-3 3.37's
-     * sender crashes (a null TcpTxItem in TcpSocketBase::SendDataPacket())
-     * when the window reopens after a zero-window copy of a request. */
-    uint32_t request_copy_us = 0;
+    /* pac_config's request_copy_us (libpac's default, 50 ms); 0: no
+     * zero-window copies of held requests. */
+    uint32_t request_copy_us = 50000;
     IncastConfig incast;                /* Answer and request sizes,
                                          * rounds, jitter. */
     uint64_t seed = 1;
@@ -110,8 +120,15 @@ usage(void)
     printf("usage: pac-ns3 [OPTIONS]\n"
            "The PAC paper's single-ToR incast in ns-3, with libpac on the "
            "receiver's host.\n\n"
-           "  --scheme pac|tcp      PAC on the receiver's host, or plain TCP "
-           "(default pac)\n"
+           "  --scheme pac|tcp|dctcp\n"
+           "                        PAC on the receiver's host, plain TCP, "
+           "or DCTCP with\n"
+           "                        ECN marking at the ToR (default pac)\n"
+           "  --iw SEGMENTS         the hosts' initial window (default 10)\n"
+           "  --dctcp-k K           DCTCP's marking threshold, packets "
+           "(default 20 below\n"
+           "                        10 Gbit/s, else 65 x rate / 10: the "
+           "DCTCP paper's)\n"
            "  --cc linuxreno|newreno|cubic\n"
            "                        the hosts' congestion control (default "
            "linuxreno:\n"
@@ -138,10 +155,10 @@ usage(void)
            "  --no-syn-mss          libpac sees ns-3's SYNs as they are, "
            "without the\n"
            "                        MSS option a Linux stack adds\n"
-           "  --request-copy-us US  PAC's request_copy_us (default 0: no "
-           "zero-window\n"
-           "                        copies; ns-3 3.37's TCP crashes on "
-           "them)\n"
+           "  --request-copy-us US  PAC's request_copy_us (default 50000, "
+           "libpac's;\n"
+           "                        0: no zero-window copies of held "
+           "requests)\n"
            "  --jitter-ns J         each answer starts after a uniform 0..J "
            "ns host\n"
            "                        delay (default 1000), so that --seed "
@@ -228,6 +245,10 @@ parse_options(int argc, char **argv)
             o.rtt_us = parse_number(name, v);
         } else if (name == "threshold") {
             o.threshold = parse_number(name, v);
+        } else if (name == "iw") {
+            o.initial_cwnd = parse_number(name, v);
+        } else if (name == "dctcp-k") {
+            o.dctcp_k = parse_number(name, v);
         } else if (name == "request-copy-us") {
             o.request_copy_us = parse_number(name, v);
         } else if (name == "jitter-ns") {
@@ -240,17 +261,21 @@ parse_options(int argc, char **argv)
             exit(2);
         }
     }
-    if (o.scheme != "pac" && o.scheme != "tcp") {
-        fprintf(stderr, "pac-ns3: --scheme is pac or tcp\n");
+    if (o.scheme != "pac" && o.scheme != "tcp" && o.scheme != "dctcp") {
+        fprintf(stderr, "pac-ns3: --scheme is pac, tcp or dctcp\n");
         exit(2);
     }
     if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
         fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
         exit(2);
     }
+    if (o.scheme == "dctcp") {
+        o.cc = "dctcp";                 /* What the RESULT line shows. */
+    }
     if (o.senders < 1 || o.senders > 16000 || o.incast.rounds < 1
         || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
-        || o.incast.bytes < 1 || o.incast.request_bytes < 1) {
+        || o.incast.bytes < 1 || o.incast.request_bytes < 1
+        || o.initial_cwnd < 1) {
         fprintf(stderr, "pac-ns3: option out of range (see --help)\n");
         exit(2);
     }
@@ -291,6 +316,89 @@ struct QueueStats {
     }
 
     void Dropped(Ptr<const Packet>) { drops++; }
+};
+
+/* The bottleneck's buffer for --scheme dctcp: drop-tail, and DCTCP's
+ * marking (the DCTCP paper, section 3.1): an arriving ECN-capable packet
+ * is marked CE when the queue holds more than K packets, instantaneous
+ * length, no averaging.  (ns-3's RedQueueDisc with MinTh = MaxTh = K does
+ * the same as a queue disc; marking in the device queue keeps one queue,
+ * the switch buffer, as for the other schemes.)  A packet in a
+ * PointToPointNetDevice's queue starts with its PPP header. */
+class MarkingQueue : public DropTailQueue<Packet> {
+public:
+    static TypeId GetTypeId(void)
+    {
+        static TypeId tid = TypeId("ovs-pac::MarkingQueue")
+            .SetParent<DropTailQueue<Packet>>()
+            .AddConstructor<MarkingQueue>();
+        return tid;
+    }
+
+    uint32_t k_packets = 20;
+    uint64_t marked = 0;
+
+    bool Enqueue(Ptr<Packet> packet) override
+    {
+        if (GetNPackets() > k_packets) {
+            Mark(packet);
+        }
+        return DropTailQueue<Packet>::Enqueue(packet);
+    }
+
+private:
+    void Mark(Ptr<Packet> packet)
+    {
+        PppHeader ppp;
+        Ipv4Header ip;
+
+        packet->RemoveHeader(ppp);
+        if (ppp.GetProtocol() == 0x0021) {      /* PPP's IPv4. */
+            packet->RemoveHeader(ip);
+            if (ip.GetEcn() == Ipv4Header::ECN_ECT0
+                || ip.GetEcn() == Ipv4Header::ECN_ECT1) {
+                ip.SetEcn(Ipv4Header::ECN_CE);
+                marked++;
+            }
+            packet->AddHeader(ip);
+        }
+        packet->AddHeader(ppp);
+    }
+};
+
+/* ns-3 3.37's TcpDctcp with Linux's floor on the window it cuts to.
+ * TcpDctcp::GetSsThresh() returns (1 - alpha / 2) x cwnd with no floor:
+ * from 2 segments and alpha near 1 it goes to 1 segment, then below one,
+ * where ns-3's sender sends nothing (its silly-window check) and arms no
+ * timer: the connection stalls for good (seen with --iw 2 --dctcp-k 10
+ * --no-delayed-ack at 32 senders).  Linux's dctcp_ssthresh() keeps 2
+ * segments at least; so does this. */
+class LinuxDctcp : public TcpDctcp {
+public:
+    static TypeId GetTypeId(void)
+    {
+        static TypeId tid = TypeId("ovs-pac::LinuxDctcp")
+            .SetParent<TcpDctcp>()
+            .AddConstructor<LinuxDctcp>();
+        return tid;
+    }
+
+    LinuxDctcp() = default;
+    LinuxDctcp(const LinuxDctcp &other) : TcpDctcp(other) {}
+
+    std::string GetName() const override { return "LinuxDctcp"; }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb,
+                         uint32_t bytes_in_flight) override
+    {
+        return std::max(TcpDctcp::GetSsThresh(tcb, bytes_in_flight),
+                        2 * tcb->m_segmentSize);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<LinuxDctcp>(this);
+    }
 };
 
 /* The ToR's forwarding: one hash lookup of the destination host per
@@ -391,15 +499,18 @@ main(int argc, char **argv)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(o.seed);
 
-    /* The guests' TCP: Linux-like where ns-3 lets us. */
+    /* The guests' TCP: Linux-like where ns-3 lets us.  TcpDctcp (a
+     * TcpLinuxReno) turns ECN on for its sockets itself. */
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(o.cc == "cubic"
+                       TypeIdValue(o.scheme == "dctcp"
+                                   ? LinuxDctcp::GetTypeId()
+                                   : o.cc == "cubic"
                                    ? TcpCubic::GetTypeId()
                                    : o.cc == "linuxreno"
                                    ? TcpLinuxReno::GetTypeId()
                                    : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(SEGMENT_SIZE));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(o.initial_cwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount",
                        UintegerValue(o.delayed_ack ? 2 : 1));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
@@ -470,7 +581,17 @@ main(int argc, char **argv)
     Ptr<PointToPointNetDevice> tor_port = CreateObject<PointToPointNetDevice>();
     tor_port->SetAddress(Mac48Address::Allocate());
     tor_port->SetDataRate(DataRate(rate_string(o.rate_gbps)));
-    Ptr<Queue<Packet>> buffer = CreateObject<DropTailQueue<Packet>>();
+    Ptr<Queue<Packet>> buffer;
+    Ptr<MarkingQueue> marking;
+    if (o.scheme == "dctcp") {
+        marking = CreateObject<MarkingQueue>();
+        marking->k_packets = o.dctcp_k ? o.dctcp_k
+                             : o.rate_gbps < 10 ? 20
+                             : (uint32_t) (65 * o.rate_gbps / 10 + 0.5);
+        buffer = marking;
+    } else {
+        buffer = CreateObject<DropTailQueue<Packet>>();
+    }
     uint32_t buffer_bytes = (uint32_t) (o.buffer_kb * 1000);
     buffer->SetMaxSize(QueueSize(QueueSizeUnit::BYTES, buffer_bytes));
     tor_port->SetQueue(buffer);
@@ -594,6 +715,11 @@ main(int argc, char **argv)
                pst.released[PAC_REL_FIT], pst.released[PAC_REL_MAX_HOLD],
                pst.released[PAC_REL_CAP], pst.silence_resets,
                pst.dry_reclaims, pst.answer_ends, pst.late_data);
+    }
+
+    if (marking) {
+        printf("  dctcp: K %u packets, marked %" PRIu64 "\n",
+               marking->k_packets, marking->marked);
     }
 
     nic->StopPac();
