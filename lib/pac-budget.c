@@ -32,7 +32,13 @@
 
 /* A peer asked by a window trigger that has not answered at all is given
  * this many times longer than a dry flow before its window is reclaimed
- * (it may think before answering). */
+ * (it may think before answering).  Not a peer whose handshake the
+ * receiver answered with a SYN-ACK, if the peer has not acknowledged it:
+ * its ACK comes one RTT after the SYN-ACK, before any data, and no
+ * application thinks in between.  Without an ACK after a dry time, the
+ * SYN-ACK went to a host that will not answer (a SYN flood, a spoofed
+ * source), and its window goes back at once; if the peer was only late,
+ * its data restores it (pac_restore_reclaimed()). */
 #define PAC_PENDING_DRY_FACTOR 16
 
 /* A peer silent in the middle of an answer that PAC expects to go on
@@ -291,6 +297,7 @@ pac_reclaim_dry(struct pac *pac)
         struct pac_flow *f = &pac->flows[idx];
 
         if (pac_window_pending(pac, f)
+            && !(f->flags & PAC_F_SYNACK_SENT)
             && pac_elapsed32(pac->now, f->iv_start)
                < PAC_PENDING_DRY_FACTOR * limit) {
             /* Asked, but not answered yet: the peer may take its time to

@@ -474,6 +474,50 @@ test_ack_beyond_received(void)
     end_pac();
 }
 
+/* SYNs toward the VM from hosts that never complete the handshake (a SYN
+ * flood, spoofed sources): each SYN-ACK the VM answers counts a window.
+ * A peer that does not acknowledge its SYN-ACK within a dry time will not
+ * send: its window goes back then, not after 16 dry times as for a peer
+ * that may be thinking about an answer, so that a flood cannot keep the
+ * in-flight estimate at the threshold.  A real peer's handshake ACK keeps
+ * its window for the longer wait. */
+static void
+test_unanswered_synack(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t dry;
+
+    pac_config_init(&cfg);      /* Base RTT 100 us: a dry time under 1 ms,
+                                 * before any silence reset. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* Flow 0 is a flood's SYN, flow 1 a real client's. */
+    peer_syn(pac, AT(0), 0, 7000, 1460);
+    peer_syn(pac, AT(0), 1, 9000, 1460);
+    CHECK_PASS(vm_synack(pac, AT(10), 0, 7000, 1460, 0));
+    CHECK_PASS(vm_synack(pac, AT(10), 1, 9000, 1460, 1));
+    CHECK_IN_FLIGHT(pac, 2 * IW);
+    rx(pac, AT(110), 1, 9001, 0, ACK, PAC_ECN_NOT_ECT);
+    dry = pac_dry_time(pac);
+    PAC_CHECK(dry < 1000);
+
+    /* After a dry time, only the flood's window is gone. */
+    run(pac, AT(10 + dry + 1));
+    CHECK_IN_FLIGHT(pac, IW);
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 0);
+    PAC_CHECK(in_flight_consistent(pac));
+
+    /* A late peer's data (a full segment) counts again. */
+    rx_data(pac, AT(20 + dry), 0, 7001, MSS);
+    PAC_CHECK_EQ(get_stats(pac).reclaims_undone, 1);
+    CHECK_IN_FLIGHT(pac, IW + IW - MSS);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 /* CPU seconds since 'start'. */
 static double
 cpu_seconds_since(clock_t start)
@@ -541,6 +585,7 @@ main(void)
     PAC_RUN_TEST(test_held_bytes_cap);
     PAC_RUN_TEST(test_long_held_list);
     PAC_RUN_TEST(test_ack_beyond_received);
+    PAC_RUN_TEST(test_unanswered_synack);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

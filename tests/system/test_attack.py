@@ -76,11 +76,12 @@ VICTIM_BYTES = 30 * MB      # 3 s at the pace
 # the attack itself adds (the generator, ovs-vswitchd's main thread
 # handling the flood): with PAC off under the SYN flood, and under the
 # defended attacks, it kept 98-100 % (73 % once, under a vm2 flood at twice
-# the rate used here, on a machine at load 5).  The SYN flood's held ACKs leave it
-# 43-61 %.  The pinning attack costs the victim little even where it works
-# (in_flight pinned at 2^30 by libpac before its SYN-reuse fix: the victim
-# kept 91 %, dry reclaims giving the pinned windows back within the run),
-# so test_pin_in_flight_not_pinned asserts on in_flight itself.
+# the rate used here, on a machine at load 5).  The SYN flood costs more
+# (SYN_FLOOD_GOODPUT_FLOOR).  The pinning attack costs the victim little
+# even where it works (in_flight pinned at 2^30 by libpac before its
+# SYN-reuse fix: the victim kept 91 %, dry reclaims giving the pinned
+# windows back within the run), so test_pin_in_flight_not_pinned asserts
+# on in_flight itself.
 GOODPUT_FLOOR = 0.7
 
 # Small caps so that the bounded floods reach them.  max-held-bytes is the
@@ -414,12 +415,15 @@ def byte_cap_reached(run: AttackRun) -> bool:
             config["max-held-bytes"])
 
 
-def assert_victim_unharmed(run: AttackRun) -> None:
+def assert_victim_unharmed(run: AttackRun,
+                           floor: float = GOODPUT_FLOOR) -> None:
     run.attacked.assert_exact()
     base, under = goodput(run.baseline), goodput(run.attacked)
-    assert under >= GOODPUT_FLOOR * base, (
+    print(f"victim: {under / MB:.2f} MB/s under attack, {base / MB:.2f} "
+          f"MB/s without ({under / base:.0%})")
+    assert under >= floor * base, (
         f"victim goodput {under / MB:.2f} MB/s under attack, "
-        f"< {GOODPUT_FLOOR:.0%} of {base / MB:.2f} MB/s without")
+        f"< {floor:.0%} of {base / MB:.2f} MB/s without")
 
 
 def assert_memory_bounded(run: AttackRun) -> None:
@@ -444,16 +448,16 @@ def assert_caps_hold(run: AttackRun) -> None:
 # ---------------------------------------------------------------------------
 # (a) A random-tuple SYN flood at vm's listener.
 
-# Not strict: the victim keeps 43-61 % of its goodput, near enough the floor
-# that a run may pass.
-@pytest.mark.xfail(strict=False, reason=(
-    "missing defence (issue 31, item 5, operator.md 'Not bounded yet'): "
-    "every SYN-ACK vm sends to the flood counts as a whole initial window "
-    "(pac_handshake_triggers), reclaimed only after the dry time, so the "
-    "flood keeps in_flight at the threshold and the victim's ACKs wait "
-    "for max_hold: 43-61 % of its goodput without the attack (PAC off: 100 %)"))
+# Each SYN-ACK vm sends to the flood counts a window until a dry time
+# without the handshake's ACK gives it back, so a flood of 10 000 SYNs/s
+# still takes a part of the threshold: the victim keeps 76-83 % of its
+# goodput (43-62 % when unanswered SYN-ACKs waited 16 dry times).  The floor
+# is lower than the other attacks' by that cost.
+SYN_FLOOD_GOODPUT_FLOOR = 0.6
+
+
 def test_syn_flood_victim_exact_and_goodput(syn: AttackRun) -> None:
-    assert_victim_unharmed(syn)
+    assert_victim_unharmed(syn, SYN_FLOOD_GOODPUT_FLOOR)
 
 
 def test_syn_flood_memory_and_caps(syn: AttackRun) -> None:
