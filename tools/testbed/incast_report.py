@@ -72,7 +72,8 @@ def write_csv(results: Iterable[RunResult], path: Path,
                  buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold(),
                  pac_options=" ".join(cfg.pac_option_words()),
                  ports="pmd" if cfg.pmd else "main",
-                 switch=cfg.switch_name().lower())
+                 switch=cfg.switch_name().lower(),
+                 receiver="libvirt guest" if cfg.vm else "namespace")
             for r in results]
     if not rows:
         return
@@ -143,6 +144,8 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
                            f"{cfg.buffer_bytes // 1000} KB buffer, RTOmin "
                            f"{cfg.rto_min_ms} ms"
                            + (", ports on a PMD thread" if cfg.pmd else "")
+                           + (", into a libvirt guest (qemu TCG)"
+                              if cfg.vm else "")
                            + "\nPAC threshold "
                            f"{cfg.threshold()} B{pac_options}"),
                  fontsize="medium")

@@ -120,6 +120,9 @@ class TestbedConfig:
     # OVN on the hypervisor (testbed.incast_ovn.OvnTestbed, which needs
     # it set): the VM is a logical switch port, PAC is OVN policy.
     ovn: bool = False
+    # The VM a libvirt guest (qemu TCG) on a tap port instead of a
+    # namespace (testbed.incast_vm.VmTestbed, which needs it set).
+    vm: bool = False
 
     def switch_name(self) -> str:
         """"OVN" or "OVS": the hypervisor's switch, as tables and plots
@@ -246,6 +249,10 @@ class RunResult:
     # Of vm_timeouts, those on the client's connections for the senders'
     # counters (overlapping requests only): the measurement's own share.
     stats_vm_timeouts: int = 0
+    # Frames the VM's port could not hand to the VM during the run (its
+    # TX drops: a libvirt guest's tap queue full while qemu falls behind;
+    # VmTestbed only, 0 otherwise): losses that are no switch's.
+    vm_port_drops: int = 0
 
     def round_timed_out(self) -> list:
         """Per round: whether a sender's RTO fired, an answer stalled or
@@ -307,6 +314,8 @@ class Testbed:
         self.namespaces: list[Netns] = []
         self.senders: list[tuple[Netns, str]] = []      # (ns, ip)
         self.servers: list[subprocess.Popen] = []
+        # The VM's namespace (_add_vm_link(); VmTestbed has none).
+        self.vm: Optional[Netns] = None
         self.ovs: Optional[Ovs] = None
         self.hugepages: Optional[Hugepages] = None
         self.huge: Optional[HugeMount] = None
@@ -348,7 +357,6 @@ class Testbed:
         build_incast()
         self.tor = self._netns("tor")
         self.hv = self._netns("hv")
-        self.vm = self._netns("vm")
 
         # The hypervisor's Open vSwitch, its bridges, the uplink and the
         # VM's port.
@@ -360,16 +368,13 @@ class Testbed:
             self.ovs.start()
         self._add_bridges()
         self._veth(self.tor, "uplink", self.hv, UPLINK_PORT)
-        self._veth(self.hv, VM_PORT, self.vm, "eth0")
+        self._add_vm_link()
         if cfg.pmd:
             self._add_dpdk_ports()
         else:
             self._add_ports()
         self._ports_added()
-        self.vm.run(["ip", "addr", "add", f"{VM_IP}/{PREFIXLEN}",
-                     "dev", "eth0"])
-        # The VM closes N connections per run: let it reuse ports.
-        self.vm.run(["sysctl", "-qw", "net.ipv4.tcp_tw_reuse=1"])
+        self._vm_up()
 
         # The ToR: a Linux bridge; its port toward the hypervisor is the
         # bottleneck (drop-tail, 'buffer_bytes' deep).
@@ -440,6 +445,33 @@ class Testbed:
         """Takes PAC off the VM's port."""
         self.ovs.pac_disable(VM_PORT)
 
+    # -- the VM: a namespace (VmTestbed: a libvirt guest) --------------------
+
+    def _add_vm_link(self) -> None:
+        """The VM's namespace and its link to the hypervisor: a veth, whose
+        hypervisor end (VM_PORT) _add_ports() adds to the bridge."""
+        self.vm = self._netns("vm")
+        self._veth(self.hv, VM_PORT, self.vm, "eth0")
+
+    def _switch_ports(self) -> tuple[str, ...]:
+        """The ports the testbed adds to the hypervisor's switch itself."""
+        return (UPLINK_PORT, VM_PORT)
+
+    def _vm_up(self) -> None:
+        """Gives the VM its address, once its port is on the switch."""
+        self.vm.run(["ip", "addr", "add", f"{VM_IP}/{PREFIXLEN}",
+                     "dev", "eth0"])
+        # The VM closes N connections per run: let it reuse ports.
+        self.vm.run(["sysctl", "-qw", "net.ipv4.tcp_tw_reuse=1"])
+
+    def _run_client(self, args: list[str], jfile: Path,
+                    timeout: float) -> subprocess.CompletedProcess:
+        """Runs `incast client ARGS` in the VM, its JSON result into
+        'jfile'; returns the finished process (stdout and stderr as
+        text)."""
+        return self.vm.run([str(INCAST), "client", *args, "--json",
+                            str(jfile)], check=False, timeout=timeout)
+
     def _dpdk_config(self) -> dict[str, str]:
         """Reserves ovs-vswitchd's hugepages and mounts its private
         hugetlbfs (close() gives both back), and returns the
@@ -457,7 +489,7 @@ class Testbed:
         the same veths.  Their rings get 4 096 frames (DPDK's default is
         512), room for a burst of 1 024 requests, as 'port_rcvbuf_bytes'
         gives the AF_PACKET sockets of the main thread's ports."""
-        for n, port in enumerate((UPLINK_PORT, VM_PORT)):
+        for n, port in enumerate(self._switch_ports()):
             add_dpdk_port(self.ovs, port, f"net_af_packet{n},iface={port},"
                           "qpairs=1,framecnt=4096",
                           bridge=self._port_bridge(port),
@@ -485,7 +517,7 @@ class Testbed:
             if want > old:
                 run(["sysctl", "-qw", f"{key}={want}"])
             try:
-                for port in (UPLINK_PORT, VM_PORT):
+                for port in self._switch_ports():
                     columns = self._port_columns(port)
                     self.ovs.vsctl("add-port", self._port_bridge(port), port,
                                    *(["--", "set", "Interface", port,
@@ -524,6 +556,11 @@ class Testbed:
         out = self.tor.run(["tc", "-s", "qdisc", "show", "dev", "uplink"]).stdout
         m = re.search(r"dropped (\d+)", out)
         return int(m.group(1)) if m else 0
+
+    def vm_port_drops(self) -> int:
+        """TX drops of the VM's port so far (VmTestbed: the guest's tap);
+        not counted for the namespace's veth: 0."""
+        return 0
 
     def pac_on(self, **columns) -> None:
         cols = {"threshold": self.cfg.threshold(),
@@ -578,10 +615,10 @@ class Testbed:
         servers = ",".join(f"{ip}:{SERVER_PORT}"
                            for _, ip in self.senders[:hosts])
         jfile = self.workdir / f"run-{mode}-{wl.senders}.json"
-        cmd = [str(INCAST), "client", "--servers", servers,
+        cmd = ["--servers", servers,
                "--conns-per-server", str(per_host),
                "--timeout-ms", str(timeout_ms),
-               "--stall-ms", str(self.stall_ms()), "--json", str(jfile)]
+               "--stall-ms", str(self.stall_ms())]
         if wl.overlap:
             rps = wl.request_rate(self.cfg.rate_mbit)
             cmd += ["--poisson-rps", f"{rps:.6g}",
@@ -603,9 +640,11 @@ class Testbed:
             self.pac_on()
         before = self._pac_counters() if mode == "pac" else {}
         drops0 = self.tbf_drops()
+        port_drops0 = self.vm_port_drops()
         try:
-            p = self.vm.run(cmd, check=False, timeout=budget)
+            p = self._run_client(cmd, jfile, budget)
             drops = self.tbf_drops() - drops0
+            port_drops = self.vm_port_drops() - port_drops0
             pac, rtts = {}, []
             if mode == "pac":
                 after = self._pac_counters()
@@ -621,6 +660,7 @@ class Testbed:
             if mode == "pac":
                 self.pac_off()
         r = self._result(mode, wl, p, jfile, drops, pac, rtts)
+        r.vm_port_drops = port_drops
         if wl.overlap:
             r.workload = "overlap"
             r.fanout = wl.request_fanout()
