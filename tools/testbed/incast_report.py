@@ -70,6 +70,7 @@ def write_csv(results: Iterable[RunResult], path: Path,
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = [dict(r.as_row(), rate_mbit=cfg.rate_mbit,
                  buffer_bytes=cfg.buffer_bytes, threshold=cfg.threshold(),
+                 max_hold=cfg.pac_max_hold or "",
                  pac_options=" ".join(cfg.pac_option_words()),
                  ports="pmd" if cfg.pmd else "main",
                  switch=cfg.switch_name().lower(),

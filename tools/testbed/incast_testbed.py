@@ -92,6 +92,8 @@ class TestbedConfig:
     mtu: int = 1500
     base_rtt_us: int = 100          # PAC's RTT until it measured one.
     pac_threshold: Optional[int] = None     # Default: see threshold().
+    # PAC's max_hold column, microseconds (None: the schema's 20 000).
+    pac_max_hold: Optional[int] = None
     # More PAC:other_config keys ("loss-floor-permille": "1000"), over the
     # testbed's own (base-rtt-us).
     pac_other_config: dict[str, str] = field(default_factory=dict)
@@ -566,6 +568,8 @@ class Testbed:
         cols = {"threshold": self.cfg.threshold(),
                 "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us),
                                  **self.cfg.pac_other_config}}
+        if self.cfg.pac_max_hold:
+            cols["max_hold"] = self.cfg.pac_max_hold
         cols.update(columns)
         self._pac_enable(cols)
         # pac/show's first line ends in the port's status:pac, read live
