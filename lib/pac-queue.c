@@ -21,7 +21,6 @@
 
 #include <stdlib.h>
 #include "pac-private.h"
-#include <stdio.h>
 
 bool
 pac_queue_init(struct pac *pac)
@@ -190,7 +189,6 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
                && (!(w->bits & PAC_W_PURE_MAX)
                    || pac_seq_gt(p->ack, w->pure_max))) {
         w->pure_max = p->ack;
-        if (getenv("DBGQ")) fprintf(stderr, "LIB push pure %u flow %u n_held %u\n", p->ack, flow_idx, f->n_held);
         w->bits |= PAC_W_PURE_MAX;
     }
 
