@@ -515,7 +515,24 @@ def _json_line(out: str, role: str, err: str) -> dict:
 # ---------------------------------------------------------------------------
 # Topology.
 
-class VmTopology(Topology):
+class _LibvirtdTopology:
+    """What a topology with a private libvirtd ('self.libvirtd', None until
+    set up) adds to its base's logs and teardown."""
+
+    libvirtd: Optional[Libvirtd]
+
+    def save_logs(self, dest: Path) -> None:
+        super().save_logs(dest)
+        if self.libvirtd:
+            _save_libvirt_logs(self.libvirtd, dest)
+
+    def teardown(self) -> None:
+        if self.libvirtd:
+            self.libvirtd.stop()
+        super().teardown()
+
+
+class VmTopology(_LibvirtdTopology, Topology):
     """Namespaces "sw" (ovs-vswitchd with br0, datapath_type=netdev, and
     libvirtd) and "peer" (10.0.0.1, port peer-p); guests join br0 on tap
     ports that libvirtd makes and plugs (ovs-vsctl)."""
@@ -571,18 +588,8 @@ class VmTopology(Topology):
                 f"{e}; console of {guest.name}:\n"
                 f"{guest.console_text()[-2000:]}") from None
 
-    def save_logs(self, dest: Path) -> None:
-        super().save_logs(dest)
-        if self.libvirtd:
-            _save_libvirt_logs(self.libvirtd, dest)
 
-    def teardown(self) -> None:
-        if self.libvirtd:
-            self.libvirtd.stop()
-        super().teardown()
-
-
-class VhostVmTopology(DpdkTopology):
+class VhostVmTopology(_LibvirtdTopology, DpdkTopology):
     """DpdkTopology (ovs-vswitchd with DPDK, --no-pci, a private
     hugetlbfs, one PMD thread, in namespace "sw") with the peer
     (10.0.0.1) on a net_af_packet port "up0" and libvirtd beside it, for
@@ -639,16 +646,6 @@ class VhostVmTopology(DpdkTopology):
 
     def ping_guest(self, guest: VmGuest, timeout: float = 30) -> None:
         VmTopology.ping_guest(self, guest, timeout)   # Uses self.peer only.
-
-    def save_logs(self, dest: Path) -> None:
-        super().save_logs(dest)
-        if self.libvirtd:
-            _save_libvirt_logs(self.libvirtd, dest)
-
-    def teardown(self) -> None:
-        if self.libvirtd:
-            self.libvirtd.stop()
-        super().teardown()
 
 
 def _save_libvirt_logs(libvirtd: Libvirtd, dest: Path) -> None:
