@@ -99,8 +99,10 @@ pac_window_note_edge(struct pac *pac, const struct pac_flow *f,
 
     if (window_clamped(pac, f) && !(d->flags & PAC_H_SYN)
         && (f->flags & PAC_F_ACK_BASE)) {
-        uint32_t edge = d->ack + ((uint32_t) d->window
-                                  << pac_window_scale(pac, f));
+        /* A SYN-ACK's window is never scaled (RFC 7323, 2.2). */
+        unsigned int scale = (d->kind == PAC_K_HANDSHAKE ? 0
+                              : pac_window_scale(pac, f));
+        uint32_t edge = d->ack + ((uint32_t) d->window << scale);
 
         if ((w->bits & PAC_W_EDGE) && edge != w->right_edge) {
             w->old_edges[w->old_edge_pos] = w->right_edge;
@@ -178,11 +180,15 @@ pac_window_note_fill(struct pac *pac, const struct pac_flow *f, uint32_t end)
 }
 
 /* Lowers the window of segment 'seg' of flow 'f' to the clamp, if PAC
- * clamps the flow's windows and the receiver offers more. */
+ * clamps the flow's windows and the receiver offers more.  Never left of
+ * the right edge PAC let out last (a receiver's SYN-ACK offers its whole
+ * window before any clamp): a receiver must not shrink its window (RFC
+ * 9293, 3.8.6), and the peer may already have sent up to that edge. */
 void
 pac_window_clamp(struct pac *pac, const struct pac_flow *f,
                  struct pac_segment *seg)
 {
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
     unsigned int scale;
     uint32_t limit;
 
@@ -195,6 +201,12 @@ pac_window_clamp(struct pac *pac, const struct pac_flow *f,
      * of the scaled field. */
     scale = pac_window_scale(pac, f);
     limit = (clamp_bytes(pac, f) + (1u << scale) - 1) >> scale;
+    if ((w->bits & PAC_W_EDGE) && pac_seq_gt(w->right_edge, seg->ack)) {
+        uint32_t offered = w->right_edge - seg->ack;
+
+        limit = MAX(limit, (offered >> scale)
+                           + ((offered & ((1u << scale) - 1)) != 0));
+    }
     limit = MIN(MAX(limit, 1), UINT16_MAX);
     if (seg->window > limit) {
         seg->window = limit;

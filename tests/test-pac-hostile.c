@@ -187,6 +187,59 @@ vm_synack_ws(struct pac *pac, uint64_t now, int flow, uint32_t isn, int ws,
     return tx_at(pac, now, &s, pkt);
 }
 
+/* The receiver's SYN-ACK offers its window unscaled (64 KB), before PAC
+ * clamps anything.  The clamp of its first ACKs must not move the right
+ * edge left of that (TCP forbids a receiver to shrink its window, and the
+ * peer may have sent up to it), and the SYN-ACK's window is not scaled by
+ * the option it carries: counted as scaled by 2^7, its edge was 8 MB on,
+ * and a floor at it would have undone the clamp. */
+static void
+test_window_no_shrink(void)
+{
+    struct pac_segment s;
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t syn_edge = 1001 + 65535;
+    uint32_t clamp_units;
+
+    test_config(&cfg);
+    cfg.clamp_window = true;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    s = tx_seg(0, 1001, 0, PAC_TCP_SYN | ACK);
+    s.mss = MSS;
+    s.has_wscale = true;
+    s.wscale = 7;
+    s.window = 65535;
+    CHECK_PASS(pac_tx(pac, &s, P(0), AT(1), rec_emit, NULL));
+    PAC_CHECK_EQ(s.window, 65535);
+
+    /* The peer's request (100 bytes); the receiver acknowledges it with a
+     * window of 2000 << 7: lowered, but not left of the SYN-ACK's edge. */
+    rx_data(pac, AT(10), 0, 1001, 100);
+    s = tx_seg(0, 1101, 0, ACK);
+    s.window = 2000;
+    CHECK_PASS(pac_tx(pac, &s, P(1), AT(11), rec_emit, NULL));
+    PAC_CHECK(s.window_clamped);
+    PAC_CHECK(1101 + ((uint32_t) s.window << 7) >= syn_edge);
+    PAC_CHECK(1101 + ((uint32_t) (s.window - 1) << 7) < syn_edge);
+
+    /* Past that edge, the clamp alone (half the threshold, in units of
+     * 2^7): no more than the first ACK's window. */
+    clamp_units = s.window;
+    for (uint32_t seq = 1101; seq < syn_edge; seq += MSS) {
+        rx_data(pac, AT(20), 0, seq, MIN(MSS, syn_edge - seq));
+    }
+    s = tx_seg(0, syn_edge, 0, ACK);
+    s.window = 2000;
+    (void) pac_tx(pac, &s, P(2), AT(21), rec_emit, NULL);
+    PAC_CHECK(s.window_clamped);
+    PAC_CHECK(s.window < clamp_units);
+    PAC_CHECK(((uint32_t) s.window << 7) <= cfg.threshold / 2 + 128);
+    end_pac();
+}
+
 /* Attack 1 of the hardening issue: a peer abandons a handshake and opens
  * again from the same port with its ISN 2^30 further on.  The receiver
  * answers the new SYN; its SYN-ACK must count one window, not "its ACK
@@ -586,6 +639,7 @@ main(void)
     PAC_RUN_TEST(test_long_held_list);
     PAC_RUN_TEST(test_ack_beyond_received);
     PAC_RUN_TEST(test_unanswered_synack);
+    PAC_RUN_TEST(test_window_no_shrink);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

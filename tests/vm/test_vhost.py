@@ -58,9 +58,17 @@ def test_vhostuser_guest_transfer_through_pac(vhost: VhostVmTopology) -> None:
         before, after)
     print(f"pac/show {PORT}:\n{ovs.pac_show(PORT)}")
 
-    # Destroyed while PAC holds the guest's ACKs (a tiny threshold holds
-    # most of them): the port stays, nothing stays held (the held ACKs
-    # left, or were freed), PAC can be removed and no mbuf is left.
+    # Destroyed while PAC holds the guest's ACKs: the port stays, nothing
+    # stays held (the held ACKs left, or were freed), PAC can be removed
+    # and no mbuf is left.  PAC holds an ACK while the data it let go
+    # earlier is on its way; from an unshaped peer all of it reaches the
+    # port long before the (TCG) guest acknowledges, so an ACK is rarely
+    # held.  A tiny threshold, and the peer's data paced
+    # at 8 Mbit/s (half the guest's pace) with a deep tbf queue, keep
+    # data on its way and most ACKs held.
+    vhost.peer.ns.run(["tc", "qdisc", "replace", "dev", "eth0", "root",
+                       "tbf", "rate", "8mbit", "burst", "4500",
+                       "limit", "1000000"])
     ovs.pac_set(ovs.pac_uuid(PORT), threshold=3000, max_hold=150000)
     sender = guest.receive_start(vhost.peer.ns, 200 * MB)
     try:
