@@ -23,8 +23,19 @@
  *
  *   - At most PAC_MAX_EXT_HDRS IPv6 extension headers are walked; a chain
  *     longer than that is PAC_PARSE_NOT_TCP.  A hop-by-hop header anywhere but
- *     first is PAC_PARSE_MALFORMED (RFC 8200 section 4.3).  Any fragment
- *     header, even an atomic fragment, is PAC_PARSE_FRAGMENT.
+ *     first is PAC_PARSE_MALFORMED (RFC 8200 section 4.3).
+ *
+ *   - A fragment of TCP is PAC_PARSE_FRAGMENT, even an atomic fragment: an
+ *     IPv4 fragment with protocol 6, or an IPv6 fragment header whose next
+ *     header is TCP or another extension header (all fragments carry it).
+ *     A fragment of any other protocol is PAC_PARSE_NOT_TCP.
+ *
+ *   - A segment that is not PAC_PARSE_OK keeps what was read before the
+ *     problem: the IP version and addresses once the IP header (and, for
+ *     IPv4, the fragment check) is passed, the ports once the TCP header's
+ *     fixed 20 bytes are inside the IP length.  The datapath uses them to
+ *     keep such a segment behind its connection's held ones
+ *     (pac_tx_unparsed()).
  *
  *   - A TCP option of a known kind with an unexpected length (e.g. MSS with
  *     length 6) is skipped by its length, as Linux does, rather than making
@@ -178,13 +189,13 @@ parse_tcp(const uint8_t *tcp, size_t len, struct pac_segment *seg)
     if (len < TCP_HDR_LEN) {
         return PAC_PARSE_MALFORMED;
     }
+    seg->sport = get_be16(tcp);
+    seg->dport = get_be16(tcp + 2);
     hlen = (size_t) (tcp[12] >> 4) * 4;
     if (hlen < TCP_HDR_LEN || hlen > len) {
         return PAC_PARSE_MALFORMED;
     }
 
-    seg->sport = get_be16(tcp);
-    seg->dport = get_be16(tcp + 2);
     seg->seq = get_be32(tcp + 4);
     seg->ack = get_be32(tcp + 8);
     seg->tcp_flags = tcp[13];
@@ -223,10 +234,6 @@ parse_ipv4(const uint8_t *ip, size_t len, struct pac_segment *seg)
         return PAC_PARSE_TRUNCATED;
     }
 
-    frag = get_be16(ip + 6);
-    if (frag & (IPV4_MF | IPV4_FRAG_OFFSET)) {
-        return PAC_PARSE_FRAGMENT;
-    }
     if (ip[9] != IPPROTO_TCP_) {
         return PAC_PARSE_NOT_TCP;
     }
@@ -240,9 +247,24 @@ parse_ipv4(const uint8_t *ip, size_t len, struct pac_segment *seg)
     memset(seg->dst, 0, 10);
     seg->dst[10] = seg->dst[11] = 0xff;
     memcpy(&seg->dst[12], ip + 16, 4);
+    frag = get_be16(ip + 6);
+    if (frag & (IPV4_MF | IPV4_FRAG_OFFSET)) {
+        return PAC_PARSE_FRAGMENT;
+    }
     seg->l4_offset += ihl;
 
     return parse_tcp(ip + ihl, tot_len - ihl, seg);
+}
+
+/* Fills in what the IPv6 header at 'ip' ('end' bytes long) gives 'seg'. */
+static void
+ipv6_addresses(const uint8_t *ip, size_t end, struct pac_segment *seg)
+{
+    seg->ip_version = 6;
+    seg->ip_ecn = (ip[1] >> 4) & 0x03;
+    seg->ip_len = (uint32_t) end;
+    memcpy(seg->src, ip + 8, 16);
+    memcpy(seg->dst, ip + 24, 16);
 }
 
 static enum pac_parse_status
@@ -297,7 +319,19 @@ parse_ipv6(const uint8_t *ip, size_t len, struct pac_segment *seg)
             break;
 
         case IPPROTO_FRAGMENT_:
-            return PAC_PARSE_FRAGMENT;
+            if (end - off < 8) {
+                return PAC_PARSE_MALFORMED;
+            }
+            switch (ip[off]) {
+            case IPPROTO_TCP_:
+            case IPPROTO_ROUTING_:
+            case IPPROTO_DSTOPTS_:
+            case IPPROTO_AH_:
+                ipv6_addresses(ip, end, seg);
+                return PAC_PARSE_FRAGMENT;
+            default:
+                return PAC_PARSE_NOT_TCP;
+            }
 
         default:
             /* ESP, no next header, UDP, ICMPv6, ...: nothing to parse. */
@@ -310,11 +344,7 @@ parse_ipv6(const uint8_t *ip, size_t len, struct pac_segment *seg)
         off += hlen;
     }
 
-    seg->ip_version = 6;
-    seg->ip_ecn = (ip[1] >> 4) & 0x03;
-    seg->ip_len = (uint32_t) end;
-    memcpy(seg->src, ip + 8, 16);
-    memcpy(seg->dst, ip + 24, 16);
+    ipv6_addresses(ip, end, seg);
     seg->l4_offset += off;
 
     return parse_tcp(ip + off, end - off, seg);

@@ -76,7 +76,7 @@ struct pac_segment {
 enum pac_parse_status {
     PAC_PARSE_OK,               /* A TCP segment; 'seg' is filled in. */
     PAC_PARSE_NOT_TCP,          /* Valid IP, but not TCP (or not IP). */
-    PAC_PARSE_FRAGMENT,         /* An IP fragment (any, including the first). */
+    PAC_PARSE_FRAGMENT,         /* A fragment of TCP (any, even the first). */
     PAC_PARSE_TRUNCATED,        /* Headers or IP payload beyond 'len'. */
     PAC_PARSE_MALFORMED,        /* Inconsistent lengths, bad offsets. */
 };
@@ -84,7 +84,10 @@ enum pac_parse_status {
 /* Parses the IP packet at 'l3' ('len' bytes available).  Ethernet padding
  * after the IP payload is allowed; a buffer shorter than the IP length is
  * PAC_PARSE_TRUNCATED.  Malformed TCP options (bad length bytes) make the
- * segment PAC_PARSE_MALFORMED. */
+ * segment PAC_PARSE_MALFORMED.  A segment that does not parse keeps what
+ * was read before the problem (zero otherwise): 'ip_version' and the
+ * addresses of a TCP packet whose IP header is sound, and its ports if its
+ * TCP header's fixed part is there. */
 enum pac_parse_status pac_parse_ip(const void *l3, size_t len,
                                    struct pac_segment *seg);
 

@@ -517,6 +517,27 @@ classify_tx(struct pac *pac, struct pac_flow *f,
     }
 }
 
+void
+pac_tx_unparsed(struct pac *pac, const struct pac_segment *seg,
+                pac_emit_cb *emit, void *aux)
+{
+    if (seg->ip_version && seg->sport && seg->dport) {
+        struct seg_key key = seg_key(seg, false);
+        uint32_t idx = pac_flow_lookup(pac, key.vm_addr, key.vm_port,
+                                       key.peer_addr, key.peer_port,
+                                       pac_flow_hash(pac, key.vm_addr,
+                                                     key.vm_port,
+                                                     key.peer_addr,
+                                                     key.peer_port));
+
+        if (idx != PAC_NONE && pac->flows[idx].n_held) {
+            pac_release_flow(pac, idx, PAC_REL_FLUSH, emit, aux);
+        }
+    } else {
+        pac_flush(pac, emit, aux);
+    }
+}
+
 enum pac_verdict
 pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
        uint64_t now_us, pac_emit_cb *emit, void *aux)

@@ -276,6 +276,18 @@ enum pac_verdict pac_tx(struct pac *pac, struct pac_segment *seg,
                         void *pkt, uint64_t now_us,
                         pac_emit_cb *emit, void *aux);
 
+/* A segment leaving the receiver that the caller could not parse (a TCP
+ * fragment, a truncated or malformed TCP header or options: a status of
+ * pac_parse_*() other than PAC_PARSE_OK and PAC_PARSE_NOT_TCP) and sends on
+ * as it is.  So that it overtakes none of its connection's held segments,
+ * PAC first releases them, in order, through 'emit': with 'seg' as the
+ * parser left it, those of its connection if the parser read its ports,
+ * every held packet otherwise (a fragment after the first carries no
+ * ports).  They count as released by a flush.  Only a receiver that sends
+ * such segments loses PAC's holding by them. */
+void pac_tx_unparsed(struct pac *pac, const struct pac_segment *seg,
+                     pac_emit_cb *emit, void *aux);
+
 /* Bursts.  A datapath that handles packets in bursts brackets each burst
  * with pac_batch_begin() and pac_batch_end().  In between, pac_rx() and
  * pac_tx() update flow state, in-flight and the queues as usual but do not

@@ -18,15 +18,17 @@
  * was received, duplicate and old ACKs, garbage, requests, SYN, SYN-ACK,
  * FIN, RST, ECE, any window) through pac_tx(); pac_run(); time steps from
  * none to tens of minutes, forward and backward; bursts (pac_batch_begin()
- * and pac_batch_end(), with pac_prefetch()); pac_flush().  Segments are
+ * and pac_batch_end(), with pac_prefetch()); pac_flush(); segments the
+ * parser could not read (pac_tx_unparsed()).  Segments are
  * what the parser can produce (tests/fuzz-parse.c checks that side).
  *
  * After every call it checks:
  *
  *   - every packet given to pac_tx() comes back exactly once: passed, or
  *     held and later emitted once, never during its own pac_tx() call and
- *     never while not held; pac_flush() leaves nothing held and
- *     pac_destroy() returns the rest;
+ *     never while not held; pac_flush() leaves nothing held,
+ *     pac_tx_unparsed() nothing of its connection (nothing at all without
+ *     ports), and pac_destroy() returns the rest;
  *   - per connection, segments leave in the order of their pac_tx() calls:
  *     a released packet is its connection's oldest held one, a passed one's
  *     connection holds nothing (bursts included), and only a pure ACK
@@ -920,6 +922,26 @@ do_flush(void)
     end_call(false, false);
 }
 
+/* A segment of a connection that the parser could not read (a fragment,
+ * malformed options): with its ports, or without (a later fragment). */
+static void
+do_unparsed(void)
+{
+    int conn = in_u8() % N_CONNS;
+    bool ports = in_u8() & 1;
+    struct pac_segment s = make_seg(conn, false, PAC_TCP_ACK,
+                                    fz.conns[conn].vm_seq,
+                                    fz.conns[conn].vm_ack, 0);
+
+    if (!ports) {
+        s.sport = s.dport = 0;
+    }
+    begin_call("pac_tx_unparsed");
+    pac_tx_unparsed(fz.pac, &s, fz_emit, &fz);
+    FUZZ_ASSERT(ports ? !fz.conns[conn].n_held : !fz.total_held, -1);
+    end_call(false, false);
+}
+
 static void
 do_batch(void)
 {
@@ -1066,6 +1088,8 @@ run_input(void)
         case 14:
             if (b & 0x80) {
                 do_flush();
+            } else if (b & 0x40) {
+                do_unparsed();
             } else {
                 do_time();
             }

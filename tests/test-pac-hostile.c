@@ -240,6 +240,54 @@ test_window_no_shrink(void)
     end_pac();
 }
 
+/* A segment of the receiver's that the datapath cannot parse (malformed
+ * TCP options, a fragment) goes out unheld: it must not overtake what its
+ * connection holds.  With its ports known, its connection's held segments
+ * go first, in order, and no other connection's; without them (a fragment
+ * after the first) every held segment goes first. */
+static void
+test_unparsed_keeps_order(void)
+{
+    struct pac_segment s;
+    struct pac *pac;
+
+    pac = make_test_pac_threshold(3000);
+    PAC_CHECK(pac);
+    /* Flow 1's request fills the threshold: flows 0 and 2 wait. */
+    CHECK_PASS(request(pac, AT(0), 1, 1, 100));
+    CHECK_HELD(tx(pac, AT(1), 0, 1, 100, ACK, 0));
+    CHECK_HELD(tx(pac, AT(2), 0, 1, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(3), 2, 1, 100, ACK, 2));
+    CHECK_N_EMITTED(0);
+
+    /* Flow 0's malformed segment: the parser left its addresses and
+     * ports. */
+    s = tx_seg(0, 1, 0, ACK);
+    pac_tx_unparsed(pac, &s, rec_emit, NULL);
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(0, 0);
+    CHECK_RELEASED(1, 1);
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_FLUSH], 2);
+
+    /* A connection that holds nothing, or that PAC does not know:
+     * nothing goes. */
+    pac_tx_unparsed(pac, &s, rec_emit, NULL);
+    s = tx_seg(7, 1, 0, ACK);
+    pac_tx_unparsed(pac, &s, rec_emit, NULL);
+    CHECK_N_EMITTED(2);
+
+    /* A fragment without ports: everything held goes first. */
+    s = tx_seg(0, 1, 0, ACK);
+    s.sport = s.dport = 0;
+    pac_tx_unparsed(pac, &s, rec_emit, NULL);
+    CHECK_N_EMITTED(3);
+    CHECK_RELEASED(2, 2);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 /* Attack 1 of the hardening issue: a peer abandons a handshake and opens
  * again from the same port with its ISN 2^30 further on.  The receiver
  * answers the new SYN; its SYN-ACK must count one window, not "its ACK
@@ -640,6 +688,7 @@ main(void)
     PAC_RUN_TEST(test_ack_beyond_received);
     PAC_RUN_TEST(test_unanswered_synack);
     PAC_RUN_TEST(test_window_no_shrink);
+    PAC_RUN_TEST(test_unparsed_keeps_order);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

@@ -684,6 +684,19 @@ test_ipv4_fragments(void)
     put16(pkt + 6, IPV4_MF | 1);
     CHECK_STATUS(parse_ip(pkt, len, &seg), PAC_PARSE_FRAGMENT);
 
+    /* A fragment keeps its addresses (the datapath keeps it behind what
+     * PAC holds of the same hosts), but not the ports it may not carry. */
+    PAC_CHECK_EQ(seg.ip_version, 4);
+    PAC_CHECK(!memcmp(&seg.src[12], pkt + 12, 4));
+    PAC_CHECK(!memcmp(&seg.dst[12], pkt + 16, 4));
+    PAC_CHECK_EQ(seg.sport, 0);
+    PAC_CHECK_EQ(seg.dport, 0);
+
+    /* A fragment of another protocol is not TCP. */
+    pkt[9] = 17;
+    CHECK_STATUS(parse_ip(pkt, len, &seg), PAC_PARSE_NOT_TCP);
+    pkt[9] = 6;
+
     /* DF alone, or nothing, is not a fragment. */
     put16(pkt + 6, IPV4_DF);
     CHECK_STATUS(parse_ip(pkt, len, &seg), PAC_PARSE_OK);
@@ -1064,6 +1077,11 @@ test_opt_malformed(void)
     opt_nop(&ob);
     ob.b[ob.n++] = 2;
     CHECK_STATUS(parse_with_opts(&ob, &seg), PAC_PARSE_MALFORMED);
+    /* Such a segment keeps its addresses and ports: the datapath keeps it
+     * behind its connection's held segments. */
+    PAC_CHECK_EQ(seg.sport, 12345);
+    PAC_CHECK_EQ(seg.dport, 80);
+    PAC_CHECK(seg.ip_version == 4 || seg.ip_version == 6);
     ob.b[ob.n - 1] = 1;
     CHECK_STATUS(parse_with_opts(&ob, &seg), PAC_PARSE_OK);
 }
@@ -1453,6 +1471,19 @@ test_ipv6_fragment(void)
         /* An atomic fragment (offset 0, M clear) is still a fragment. */
         put16(pkt + 40 + 2, 0);
         CHECK_STATUS(parse_ip(pkt, len, &seg), PAC_PARSE_FRAGMENT);
+        PAC_CHECK_EQ(seg.ip_version, 6);
+        PAC_CHECK(!memcmp(seg.src, v6_src, 16));
+        PAC_CHECK(!memcmp(seg.dst, v6_dst, 16));
+        PAC_CHECK_EQ(seg.sport, 0);
+
+        /* A fragment of UDP is not TCP. */
+        pkt[40] = 17;
+        CHECK_STATUS(parse_ip(pkt, len, &seg), PAC_PARSE_NOT_TCP);
+
+        /* A fragment header cut short by the IP length. */
+        pkt[40] = 6;
+        put16(pkt + 4, 4);
+        CHECK_STATUS(parse_ip(pkt, len, &seg), PAC_PARSE_MALFORMED);
     }
     {
         static const struct ext exts[] = { { 0, 8 }, { 60, 8 }, { 44, 8 } };

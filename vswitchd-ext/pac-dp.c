@@ -762,20 +762,25 @@ pac_dp_copy(void *ctx_, void *pkt)
                    slot->actions->len, slot->actions, slot->ip_version);
 }
 
-static bool
-pac_dp_parse_ok(const struct dp_packet *packet, struct pac_segment *seg)
+/* pac_dp_parse(), with the packets that do not parse counted. */
+static enum pac_parse_status
+pac_dp_parse_counted(const struct dp_packet *packet, struct pac_segment *seg)
 {
     enum pac_parse_status status = pac_dp_parse(packet, seg);
 
-    if (status == PAC_PARSE_OK) {
-        return true;
-    } else if (status == PAC_PARSE_NOT_TCP) {
+    if (status == PAC_PARSE_NOT_TCP) {
         COVERAGE_INC(pac_dp_not_tcp);
-    } else {
+    } else if (status != PAC_PARSE_OK) {
         /* Fragments, truncated or malformed TCP: not ours to judge. */
         COVERAGE_INC(pac_dp_bad_tcp);
     }
-    return false;
+    return status;
+}
+
+static bool
+pac_dp_parse_ok(const struct dp_packet *packet, struct pac_segment *seg)
+{
+    return pac_dp_parse_counted(packet, seg) == PAC_PARSE_OK;
 }
 
 /* The attributes of a PAC action. */
@@ -865,13 +870,13 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
     struct pac_dp_actions *held_actions = NULL;
     struct pac_segment segs[NETDEV_MAX_BURST];
     struct pac_segment *parsed[NETDEV_MAX_BURST];
-    bool parse_ok[NETDEV_MAX_BURST];
+    enum pac_parse_status status[NETDEV_MAX_BURST];
     struct dp_packet *packet;
     size_t n_parsed = 0;
 
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        parse_ok[i] = pac_dp_parse_ok(packet, &segs[i]);
-        if (parse_ok[i]) {
+        status[i] = pac_dp_parse_counted(packet, &segs[i]);
+        if (status[i] == PAC_PARSE_OK) {
             parsed[n_parsed++] = &segs[i];
         }
     }
@@ -889,7 +894,12 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
         }
         slot = inst->free_slots;
 
-        if (!parse_ok[i]) {
+        if (status[i] != PAC_PARSE_OK) {
+            if (status[i] != PAC_PARSE_NOT_TCP) {
+                /* TCP that PAC cannot read: it goes after what its
+                 * connection holds. */
+                pac_tx_unparsed(inst->pac, seg, pac_dp_emit, &ctx);
+            }
             pac_dp_out_add(out, packet, pa->actions, pa->actions_len, NULL,
                            0);
             continue;
