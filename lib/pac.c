@@ -266,6 +266,15 @@ update_level(struct pac *pac, uint32_t flow_idx)
  * (pac_drop_stale_heads()), not found by a walk of the flow's packets
  * here: a flow may hold tens of thousands, and a receiver may repeat an
  * ACK on every segment. */
+/* Whether pure ACK 'd' only changes the window that 'tail', the newest
+ * segment its flow holds, offers: the same ACK number, another window (as
+ * the peer will see them, clamp included). */
+static bool
+is_window_update(const struct pac_held *tail, const struct pac_held *d)
+{
+    return d->ack == tail->ack && d->window != tail->window;
+}
+
 static void
 handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
              void *aux)
@@ -598,8 +607,12 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
         f->flags |= PAC_F_FIN_VM;
     }
     /* The newest ACK number the receiver sent is its newest held one (the
-     * flow holds segments, and ACK numbers do not go back). */
+     * flow holds segments, and ACK numbers do not go back).  A pure ACK
+     * that repeats it with another window is a window update (the
+     * receiver's application read), not the repeat of a retransmission:
+     * not stale (RFC 5681's duplicate ACK keeps the window). */
     if (f->n_held && d.kind == PAC_K_ACK && (d.flags & PAC_H_PURE)
+        && !is_window_update(&pac->held[f->held_tail], &d)
         && !pac_seq_gt(d.ack, pac->held[f->held_tail].ack)) {
         handle_stale(pac, flow_idx, emit, aux);
     }

@@ -288,6 +288,49 @@ test_unparsed_keeps_order(void)
     end_pac();
 }
 
+/* A pure ACK that repeats the newest held ACK number with another window
+ * is a window update (the receiver's application read), not the repeat
+ * that tells PAC its peer retransmitted (section III-D): it must not drop
+ * the held ACKs, move the flow to level 0 or restart its slow start.  A
+ * tenant's stack sends such updates at will; counted as stale, each one
+ * cost the flow its place and its window model. */
+static void
+test_window_update_not_stale(void)
+{
+    struct pac_flow_info info;
+    struct pac_segment s;
+    struct pac *pac;
+
+    pac = make_test_pac_threshold(10000);
+    PAC_CHECK(pac);
+    rx(pac, AT(0), 0, 1, 20000, ACK, PAC_ECN_CE);      /* Level 1. */
+    CHECK_PASS(request(pac, AT(1), 1, 1, 0));
+    CHECK_PASS(tx(pac, AT(2), 0, 0, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(3), 0, 1000, 0, ACK, 2));
+    CHECK_HELD(tx(pac, AT(4), 0, 2000, 0, ACK, 3));
+
+    /* ACK 2000 again, its window grown: held behind, nothing dropped. */
+    s = tx_seg(0, 2000, 0, ACK);
+    s.window = 65535 - 1000;
+    CHECK_HELD(tx_at(pac, AT(5), &s, 4));
+    s.window = 65535;
+    CHECK_HELD(tx_at(pac, AT(6), &s, 5));
+    CHECK_N_EMITTED(0);
+    PAC_CHECK_EQ(get_stats(pac).stale_events, 0);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 1);
+    PAC_CHECK(!info.slow_start);
+    PAC_CHECK_EQ(info.held, 4);
+
+    /* The same ACK and window once more: a duplicate, stale as before. */
+    CHECK_HELD(tx_at(pac, AT(7), &s, 6));
+    PAC_CHECK_EQ(get_stats(pac).stale_events, 1);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 0);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
 /* Attack 1 of the hardening issue: a peer abandons a handshake and opens
  * again from the same port with its ISN 2^30 further on.  The receiver
  * answers the new SYN; its SYN-ACK must count one window, not "its ACK
@@ -689,6 +732,7 @@ main(void)
     PAC_RUN_TEST(test_unanswered_synack);
     PAC_RUN_TEST(test_window_no_shrink);
     PAC_RUN_TEST(test_unparsed_keeps_order);
+    PAC_RUN_TEST(test_window_update_not_stale);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
