@@ -216,13 +216,16 @@ pac_note_late_data(struct pac *pac)
 
 /* Eq. (5), per flow: received data lowers in_flight by what it delivers of
  * its flow's outstanding bytes ('credited', which exceeds 'len' when a
- * retransmission fills a hole).  Data nobody asked for, and bare ACKs (see
- * pac_ack_frame_bytes()), lower only the part of in_flight no flow accounts
- * for, so that they never cancel the triggers of other flows. */
+ * retransmission fills a hole).  Data nobody asked for, and bare ACKs and
+ * SYN-ACKs ('syn'; see pac_ack_frame_bytes()), lower only the part of
+ * in_flight no flow accounts for, so that they never cancel the triggers
+ * of other flows. */
 void
-pac_credit_rx(struct pac *pac, uint32_t len, uint32_t credited)
+pac_credit_rx(struct pac *pac, uint32_t len, uint32_t credited, bool syn)
 {
-    uint32_t rest = len > credited ? len - credited : PAC_ACK_FRAME * !len;
+    uint32_t rest = (len > credited ? len - credited
+                     : len ? 0
+                     : syn ? PAC_SYNACK_FRAME : PAC_ACK_FRAME);
     uint64_t other = MIN(pac->unattributed, rest);
 
     pac->unattributed -= other;

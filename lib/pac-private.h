@@ -49,6 +49,10 @@
  * bytes) next to full segments. */
 #define PAC_ACK_FRAME 63
 
+/* The same for a SYN-ACK frame: 74 bytes with the options Linux sends
+ * (MSS, SACK permitted, timestamps, window scale: 20 bytes). */
+#define PAC_SYNACK_FRAME 71
+
 /* TCP's largest window (65535 << 14, rounded up): no peer may send further
  * beyond what the receiver acknowledged.  One trigger, and one flow's
  * outstanding bytes, are bounded by it, so that budget_end stays within
@@ -477,7 +481,7 @@ void pac_flow_interval(struct pac *, struct pac_flow *, uint32_t bytes);
 /* pac-budget.c: per-flow budgets, the outstanding list, verdicts. */
 void pac_account_send(struct pac *, struct pac_flow *,
                       const struct pac_held *, uint32_t trigger);
-void pac_credit_rx(struct pac *, uint32_t len, uint32_t credited);
+void pac_credit_rx(struct pac *, uint32_t len, uint32_t credited, bool syn);
 void pac_out_list_update(struct pac *, uint32_t flow_idx, bool data);
 void pac_update_busy(struct pac *, uint32_t flow_idx);
 uint32_t pac_dry_time(const struct pac *);

@@ -195,11 +195,16 @@ pac_repeated_request(const struct pac_flow *f, const struct pac_held *d)
  * ACK, a SYN-ACK): no payload, but a frame in the switch buffer.  Counted
  * as the payload that takes as much buffer, and kept apart from any flow's
  * budget (see pac_credit_rx()).  Without this, a thousand repeated
- * requests let out together come back as a thousand ACKs at once. */
+ * requests let out together come back as a thousand ACKs at once; a
+ * SYN-ACK, with its options, is counted as the larger frame it is (the
+ * connection storm of a large incast is all SYN-ACKs). */
 uint32_t
 pac_ack_frame_bytes(const struct pac_flow *f, const struct pac_held *d)
 {
-    return ((d->kind == PAC_K_ACK && (d->payload_len || d->flags & PAC_H_SYN))
+    if (d->kind == PAC_K_ACK && (d->flags & PAC_H_SYN)) {
+        return PAC_SYNACK_FRAME;
+    }
+    return ((d->kind == PAC_K_ACK && d->payload_len)
             || pac_repeated_request(f, d) ? PAC_ACK_FRAME : 0);
 }
 

@@ -351,7 +351,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
     flow_idx = flow_get(pac, seg, true, !(seg->tcp_flags & PAC_TCP_RST),
                         emit, aux);
     if (flow_idx == PAC_NONE) {
-        pac_credit_rx(pac, len, 0);
+        pac_credit_rx(pac, len, 0, seg->tcp_flags & PAC_TCP_SYN);
         if (len) {
             pac->last_rx_data = pac->now;
         }
@@ -420,8 +420,9 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         if (seg->tcp_flags & PAC_TCP_FIN) {
             f->flags |= PAC_F_FIN_PEER;
         }
-        pac_credit_rx(pac, len, outstanding > pac_flow_outstanding(f)
-                                ? outstanding - pac_flow_outstanding(f) : 0);
+        pac_credit_rx(pac, len, (outstanding > pac_flow_outstanding(f)
+                                 ? outstanding - pac_flow_outstanding(f) : 0),
+                      seg->tcp_flags & PAC_TCP_SYN);
         if (len) {
             if (newest && !expecting && (f->flags & PAC_F_BUDGET)
                 && (f->flags & PAC_F_IN_RESP)) {

@@ -28,9 +28,11 @@
  * segment of default_mss payload bytes takes WIRE_OVERHEAD bytes more of
  * the switch buffer (PAC_WIRE_OVERHEAD), and a bare ACK that the peer sends
  * back for data that is not a request counts as ACK_FRAME payload bytes
- * (PAC_ACK_FRAME). */
+ * (PAC_ACK_FRAME), the SYN-ACK that answers the VM's SYN (74 bytes with
+ * its options) as SYNACK_FRAME (PAC_SYNACK_FRAME). */
 #define WIRE_OVERHEAD 66
 #define ACK_FRAME 63
+#define SYNACK_FRAME 71
 
 /* A nonzero time origin, so that no test depends on time 0. */
 #define T0 UINT64_C(1000000000)

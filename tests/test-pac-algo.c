@@ -369,7 +369,7 @@ test_request_window_trigger(void)
     GET_FLOW(pac, 0, &info);
     PAC_CHECK_EQ(info.mss, 1000);
     PAC_CHECK_EQ(info.cwnd, 10 * 1000);
-    CHECK_IN_FLIGHT(pac, 63);           /* The SYN-ACK's frame... */
+    CHECK_IN_FLIGHT(pac, SYNACK_FRAME); /* The SYN-ACK's frame... */
 
     peer_synack(pac, AT(100), 0, 5000, 1460); /* Not the VM's MSS. */
     GET_FLOW(pac, 0, &info);
@@ -860,7 +860,7 @@ test_handshake_vm_client(void)
     PAC_CHECK(pac);
 
     CHECK_PASS(vm_syn(pac, AT(0), 0, 1400, 0));
-    CHECK_IN_FLIGHT(pac, 63);           /* The SYN-ACK's frame. */
+    CHECK_IN_FLIGHT(pac, SYNACK_FRAME); /* The SYN-ACK's frame. */
     st = get_stats(pac);
     PAC_CHECK_EQ(st.tx_passed, 1);
     PAC_CHECK_EQ(st.handshake_triggers, 0);
