@@ -257,15 +257,6 @@ update_level(struct pac *pac, uint32_t flow_idx)
     pac_queue_set_level(pac, flow_idx, level);
 }
 
-/* Section III-D: the receiver repeats an ACK while newer ones of the same
- * flow wait here, so the peer has retransmitted (it timed out or recovers).
- * Drop the waiting pure ACKs that a newer waiting one supersedes, serve the
- * flow first and assume it restarts in slow start.
- *
- * The superseded ACKs are dropped as they reach the flow's head
- * (pac_drop_stale_heads()), not found by a walk of the flow's packets
- * here: a flow may hold tens of thousands, and a receiver may repeat an
- * ACK on every segment. */
 /* Whether pure ACK 'd' only changes the window that 'tail', the newest
  * segment its flow holds, offers: the same ACK number, another window (as
  * the peer will see them, clamp included). */
@@ -275,6 +266,15 @@ is_window_update(const struct pac_held *tail, const struct pac_held *d)
     return d->ack == tail->ack && d->window != tail->window;
 }
 
+/* Section III-D: the receiver repeats an ACK while newer ones of the same
+ * flow wait here, so the peer has retransmitted (it timed out or recovers).
+ * Drop the waiting pure ACKs that a newer waiting one supersedes, serve the
+ * flow first and assume it restarts in slow start.
+ *
+ * The superseded ACKs are dropped as they reach the flow's head
+ * (pac_drop_stale_heads()), not found by a walk of the flow's packets
+ * here: a flow may hold tens of thousands, and a receiver may repeat an
+ * ACK on every segment. */
 static void
 handle_stale(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
              void *aux)
