@@ -42,6 +42,13 @@ clamp_bytes(const struct pac *pac, const struct pac_flow *f)
     return MAX(segs, 2) * f->mss;
 }
 
+/* 'bytes' in units of 2^'scale' bytes, rounded up. */
+static uint32_t
+scaled_units(uint32_t bytes, unsigned int scale)
+{
+    return (uint32_t) (((uint64_t) bytes + (1u << scale) - 1) >> scale);
+}
+
 /* Whether PAC clamps the windows of flow 'f': it knows the scale of the
  * receiver's window field from the handshake. */
 static bool
@@ -200,12 +207,9 @@ pac_window_clamp(struct pac *pac, const struct pac_flow *f,
     /* Rounded up: the window is at least the clamp, by less than one unit
      * of the scaled field. */
     scale = pac_window_scale(pac, f);
-    limit = (clamp_bytes(pac, f) + (1u << scale) - 1) >> scale;
+    limit = scaled_units(clamp_bytes(pac, f), scale);
     if ((w->bits & PAC_W_EDGE) && pac_seq_gt(w->right_edge, seg->ack)) {
-        uint32_t offered = w->right_edge - seg->ack;
-
-        limit = MAX(limit, (offered >> scale)
-                           + ((offered & ((1u << scale) - 1)) != 0));
+        limit = MAX(limit, scaled_units(w->right_edge - seg->ack, scale));
     }
     limit = MIN(MAX(limit, 1), UINT16_MAX);
     if (seg->window > limit) {

@@ -535,10 +535,7 @@ pac_tx_unparsed(struct pac *pac, const struct pac_segment *seg,
         struct seg_key key = seg_key(seg, false);
         uint32_t idx = pac_flow_lookup(pac, key.vm_addr, key.vm_port,
                                        key.peer_addr, key.peer_port,
-                                       pac_flow_hash(pac, key.vm_addr,
-                                                     key.vm_port,
-                                                     key.peer_addr,
-                                                     key.peer_port));
+                                       seg_flow_hash(pac, seg, &key));
 
         if (idx != PAC_NONE && pac->flows[idx].n_held) {
             pac_release_flow(pac, idx, PAC_REL_FLUSH, emit, aux);
