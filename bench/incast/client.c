@@ -355,6 +355,45 @@ stats_delta(const struct incast_stats *a, const struct incast_stats *b,
     }
 }
 
+/* Answer writes the servers paced (Adaptive Pacing) between two stats
+ * snapshots. */
+static uint64_t
+paced_delta(const struct incast_stats *a, const struct incast_stats *b)
+{
+    uint64_t paced = 0;
+    int s;
+
+    for (s = 0; s < cli.n_servers; s++) {
+        paced += b[s].paced - a[s].paced;
+    }
+    return paced;
+}
+
+/* Asks the server of every data connection to pace its answers by Adaptive
+ * Pacing (see server.c), with 'flows' concurrent flows into a bottleneck of
+ * 'buffer' bytes and 'rate_mbps'.  Each connection is idle and its send
+ * buffer empty, so a 16-byte write cannot be partial. */
+static bool
+ask_pacing(uint32_t flows, uint32_t buffer, uint32_t rate_mbps)
+{
+    uint8_t req[REQ_LEN];
+    int i;
+
+    put_u32(req, REQ_MAGIC_PACE);
+    put_u32(req + 4, flows);
+    put_u32(req + 8, buffer);
+    put_u32(req + 12, rate_mbps);
+    for (i = 0; i < cli.n_conns; i++) {
+        struct cconn *c = &cli.conns[i];
+
+        if (send(c->fd, req, REQ_LEN, MSG_NOSIGNAL) != REQ_LEN) {
+            conn_fail(c, "sending the pacing message: %s", strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
 static int
 connect_one(struct cconn *c, const struct sockaddr_storage *ss,
             socklen_t slen, const char *cc, int timeout_ms)
@@ -1021,9 +1060,10 @@ run_overlap(const struct ov_opts *o, const struct sockaddr_storage *addrs,
     printf("RTO timeout_rounds=%d stall_rounds=%d sender_rtos=%" PRId64
            " sender_retrans=%" PRIu64 " vm_timeouts=%" PRIu64
            " setup_vm_timeouts=%" PRIu64 " samples=%d"
-           " stats_vm_timeouts=%" PRIu64 "%s\n", timeout_reqs,
-           stall_reqs, total_rtos, total_retrans, vm_end - vm_start,
-           vm_setup, ov.n_samples, vm_stats,
+           " stats_vm_timeouts=%" PRIu64 " sender_paced=%" PRIu64 "%s\n",
+           timeout_reqs, stall_reqs, total_rtos, total_retrans,
+           vm_end - vm_start, vm_setup, ov.n_samples, vm_stats,
+           paced_delta(ov.st_base, ov.st_cur),
            rto_known ? "" : " incomplete=1");
     printf("RESULT senders=%d rounds=%d goodput_mbps=%.1f rct_p50_ms=%.3f "
            "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d max_outstanding=%d "
@@ -1054,7 +1094,7 @@ client_usage(void)
             "           --conns-per-server K --rounds R\n"
             "           (--bytes-per-sender B | --total-bytes T)\n"
             "           [--cc NAME] [--timeout-ms MS] [--stall-ms MS]\n"
-            "           [--json FILE]\n"
+            "           [--json FILE] [--ap-buffer BYTES --ap-rate-mbps R]\n"
             "   or: incast client --servers ... --conns-per-server K\n"
             "           --poisson-rps R --fanout F --requests N\n"
             "           (--bytes-per-sender B | --total-bytes T)\n"
@@ -1069,7 +1109,10 @@ client_usage(void)
             "do not wait for earlier answers.  The servers' counters are\n"
             "sampled every --stats-ms (default 50) over one more connection\n"
             "per server.  A request times out like a round, counting what\n"
-            "moved while it was outstanding.\n");
+            "moved while it was outstanding.\n"
+            "--ap-buffer/--ap-rate-mbps: the servers pace their answers by\n"
+            "Adaptive Pacing for a bottleneck of that buffer and rate, every\n"
+            "connection a flow (sender_paced: their paced writes).\n");
 }
 
 int
@@ -1090,15 +1133,17 @@ client_main(int argc, char *argv[])
         { "requests", required_argument, NULL, 'n' },
         { "seed", required_argument, NULL, 'e' },
         { "stats-ms", required_argument, NULL, 'i' },
+        { "ap-buffer", required_argument, NULL, 'B' },
+        { "ap-rate-mbps", required_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     char *servers = NULL, *save, *tok;
     const char *cc = NULL, *json = NULL;
     long long k = 0, rounds = 0, per = -1, total = -1, timeout_ms = 10000;
-    long long stall_ms = 180;
+    long long stall_ms = 180, ap_buffer = 0, ap_rate = 0;
     struct ov_opts o = { .seed = 1, .stats_ms = 50 };
-    struct incast_stats *st_prev, *st_cur;
+    struct incast_stats *st_prev, *st_cur, *st_first;
     struct round_rec *recs;
     double *sorted, sum_s = 0;
     uint64_t total_bytes = 0, ok_bytes = 0, total_retrans = 0;
@@ -1125,6 +1170,8 @@ client_main(int argc, char *argv[])
         case 'n': o.requests = atoll(optarg); break;
         case 'e': o.seed = strtoull(optarg, NULL, 0); break;
         case 'i': o.stats_ms = atoll(optarg); break;
+        case 'B': ap_buffer = atoll(optarg); break;
+        case 'R': ap_rate = atoll(optarg); break;
         default:
             client_usage();
             return opt == 'h' ? 0 : 2;
@@ -1148,7 +1195,9 @@ client_main(int argc, char *argv[])
     if (!servers || k <= 0 || rounds <= 0 || optind != argc
         || (per < 0) == (total < 0) || per > UINT32_MAX
         || timeout_ms <= 0 || timeout_ms > 3600000
-        || stall_ms < 0 || stall_ms > 3600000) {
+        || stall_ms < 0 || stall_ms > 3600000
+        || (ap_buffer > 0) != (ap_rate > 0) || ap_buffer < 0 || ap_rate < 0
+        || ap_buffer > UINT32_MAX || ap_rate > UINT32_MAX) {
         client_usage();
         return 2;
     }
@@ -1188,7 +1237,9 @@ client_main(int argc, char *argv[])
     sorted = calloc(rounds, sizeof *sorted);
     st_prev = calloc(cli.n_servers, sizeof *st_prev);
     st_cur = calloc(cli.n_servers, sizeof *st_cur);
-    if (cli.ep < 0 || !cli.conns || !recs || !sorted || !st_prev || !st_cur) {
+    st_first = calloc(cli.n_servers, sizeof *st_first);
+    if (cli.ep < 0 || !cli.conns || !recs || !sorted || !st_prev || !st_cur
+        || !st_first) {
         perror("incast");
         return 1;
     }
@@ -1211,6 +1262,11 @@ client_main(int argc, char *argv[])
         }
         epoll_ctl(cli.ep, EPOLL_CTL_ADD, c->fd, &ev);
     }
+    /* Adaptive Pacing counts every open connection as a flow (the paper
+     * counts SYNs and FINs). */
+    if (ap_buffer && !ask_pacing(cli.n_conns, ap_buffer, ap_rate)) {
+        return 1;
+    }
     if (o.rps > 0) {
         o.per = per;
         o.total = total;
@@ -1220,6 +1276,7 @@ client_main(int argc, char *argv[])
     if (!query_stats(st_prev, timeout_ms * 1000000ULL)) {
         return 1;
     }
+    memcpy(st_first, st_prev, cli.n_servers * sizeof *st_prev);
     vm_prev = vm_timeouts();
     vm_setup = vm_prev - vm_t0;
 
@@ -1332,8 +1389,9 @@ client_main(int argc, char *argv[])
 
     printf("RTO timeout_rounds=%d stall_rounds=%d sender_rtos=%" PRId64
            " sender_retrans=%" PRIu64 " vm_timeouts=%" PRIu64
-           " setup_vm_timeouts=%" PRIu64 "%s\n", timeout_rounds,
-           stall_rounds, total_rtos, total_retrans, total_vm, vm_setup,
+           " setup_vm_timeouts=%" PRIu64 " sender_paced=%" PRIu64 "%s\n",
+           timeout_rounds, stall_rounds, total_rtos, total_retrans, total_vm,
+           vm_setup, paced_delta(st_first, st_prev),
            rto_known ? "" : " incomplete=1");
     printf("RESULT senders=%d rounds=%d goodput_mbps=%.1f rct_p50_ms=%.3f "
            "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d\n", cli.n_conns,
@@ -1353,6 +1411,7 @@ out:
     free(recs);
     free(sorted);
     free(st_prev);
+    free(st_first);
     free(st_cur);
     return rc;
 }

@@ -22,12 +22,20 @@
  *     u32 nbytes     size of the answer (DATA); 0 for STATS
  *
  * DATA answer: exactly 'nbytes' bytes of pattern_fill(seed(round, conn_id)).
- * STATS answer: STATS_LEN bytes, see struct incast_stats. */
+ * STATS answer: STATS_LEN bytes, see struct incast_stats.
+ *
+ * Pacing, client -> server, REQ_LEN bytes, no answer: the connection's
+ * later DATA answers are paced by Adaptive Pacing (see server.c):
+ *     u32 magic      REQ_MAGIC_PACE
+ *     u32 flows      concurrent flows into the bottleneck (AP's n)
+ *     u32 buffer     the bottleneck's buffer, bytes (AP's B)
+ *     u32 rate       the bottleneck's rate, Mbit/s (AP's C) */
 #define REQ_MAGIC_DATA  0x494e4344u     /* "INCD" */
 #define REQ_MAGIC_STATS 0x494e4353u     /* "INCS" */
+#define REQ_MAGIC_PACE  0x494e4350u     /* "INCP" */
 #define REQ_LEN 16
 
-#define STATS_LEN 56
+#define STATS_LEN 64
 
 /* Sender-side counters, as seen by one server process. */
 struct incast_stats {
@@ -43,6 +51,8 @@ struct incast_stats {
                                * older than 6.7 and lacks the field. */
     uint64_t conns;           /* Live connections. */
     uint64_t requests;        /* DATA requests served. */
+    uint64_t paced;           /* Writes of answer bytes that Adaptive Pacing
+                               * paced (a finite SO_MAX_PACING_RATE). */
 };
 
 void put_u32(uint8_t *p, uint32_t v);

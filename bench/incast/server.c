@@ -1,7 +1,8 @@
 /*
  * incast server: runs on each sender host.  Answers every DATA request with
  * exactly the requested number of pattern bytes, and STATS requests with its
- * sender-side retransmission/RTO counters.
+ * sender-side retransmission/RTO counters.  A connection that sent a PACE
+ * message paces its answers by Adaptive Pacing (ap_pace()).
  */
 
 #define _GNU_SOURCE
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -30,6 +32,9 @@ struct sconn {
     bool stats;                 /* Answer is 'stats_buf', not pattern. */
     uint64_t seed, off, len;    /* Answer: pattern seed, bytes sent, size. */
     uint8_t stats_buf[STATS_LEN];
+    /* Adaptive Pacing's inputs from the client's PACE message; ap_flows 0:
+     * not paced. */
+    uint32_t ap_flows, ap_buffer, ap_rate_mbps;
 };
 
 static struct {
@@ -37,7 +42,7 @@ static struct {
     const char *cc;
     struct sconn **conns;       /* Indexed by fd. */
     size_t n_conns_max;
-    uint64_t accepted, active, requests, bytes_sent;
+    uint64_t accepted, active, requests, bytes_sent, paced;
     uint64_t closed_retrans, closed_rto; /* From sockets already closed. */
     bool has_rto;
     uint64_t base_timeouts, base_retrans;
@@ -83,6 +88,7 @@ collect(struct incast_stats *st)
     st->sk_total_rto = srv.has_rto ? rto : UINT64_MAX;
     st->conns = srv.active;
     st->requests = srv.requests;
+    st->paced = srv.paced;
 }
 
 static void
@@ -127,6 +133,52 @@ conn_close(struct sconn *c, const char *why)
 
 /* Sends as much of the current answer as the socket takes.  Returns 0 when
  * the answer is complete, 1 if the socket is full, -1 on error. */
+/* Adaptive Pacing (Adaptive Pacing paper, eq. 16): the interval between
+ * two packets of a flow is
+ *
+ *     t = max(0, min(RTT / w, (n k w - B) / (C (w - 1))))
+ *
+ * with w the flow's congestion window and B the buffer in packets, C the
+ * bottleneck in packets a second, n the concurrent flows and k the share of
+ * flows that start in the same packet time (1 here: the incast's requests
+ * leave together), randomised to t (1 + x), x uniform in [-1, 1], against
+ * synchronisation.  The paper's sender paces each window; Linux paces a
+ * socket at no more than SO_MAX_PACING_RATE (its internal pacing, no fq
+ * needed), so the interval becomes that rate, recomputed from TCP_INFO
+ * (cwnd, smoothed RTT, MSS) at every write of answer bytes, which is as
+ * often as the socket's send buffer drains rather than once per window.
+ * A packet is MSS + 66 bytes on the wire (Ethernet, IPv4, TCP with
+ * timestamps), as the buffer holds frames. */
+static void
+ap_pace(struct sconn *c)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    unsigned long long rate = ~0ULL;
+    double frame, w, rtt, buffer, link, t;
+
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len)
+        || !ti.tcpi_snd_mss || !ti.tcpi_snd_cwnd) {
+        return;
+    }
+    frame = ti.tcpi_snd_mss + 66.0;
+    w = ti.tcpi_snd_cwnd;
+    rtt = ti.tcpi_rtt / 1e6;
+    buffer = c->ap_buffer / frame;
+    link = c->ap_rate_mbps * 1e6 / 8 / frame;
+    t = rtt / w;
+    if (w > 1) {
+        t = fmin(t, (c->ap_flows * w - buffer) / (link * (w - 1)));
+    }
+    t = fmax(t, 0) * (1 + (2 * drand48() - 1));
+    if (t > 0) {
+        rate = (unsigned long long) (frame / t);
+        srv.paced++;
+    }
+    setsockopt(c->fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof rate);
+}
+
 static int
 conn_send(struct sconn *c)
 {
@@ -141,6 +193,9 @@ conn_send(struct sconn *c)
         } else {
             pattern_fill(srv.buf, chunk, c->seed, c->off);
             p = srv.buf;
+            if (c->ap_flows) {
+                ap_pace(c);
+            }
         }
         n = send(c->fd, p, chunk, MSG_NOSIGNAL);
         if (n < 0) {
@@ -205,6 +260,14 @@ conn_event(struct sconn *c, uint32_t events)
         id = get_u32(c->hdr + 8);
         nbytes = get_u32(c->hdr + 12);
         c->hdr_len = 0;
+        if (magic == REQ_MAGIC_PACE) {
+            /* No answer: the next request may already wait (epoll is
+             * level-triggered). */
+            c->ap_flows = round;
+            c->ap_buffer = id;
+            c->ap_rate_mbps = nbytes;
+            return;
+        }
         c->off = 0;
         c->sending = true;
         if (magic == REQ_MAGIC_DATA) {
@@ -348,6 +411,7 @@ server_main(int argc, char *argv[])
         return 2;
     }
     raise_nofile(0);
+    srand48((long) (now_ns() ^ getpid()));
 
     lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (lfd < 0) {

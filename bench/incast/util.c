@@ -55,6 +55,7 @@ stats_encode(const struct incast_stats *st, uint8_t buf[STATS_LEN])
     put_u64(buf + 32, st->sk_total_rto);
     put_u64(buf + 40, st->conns);
     put_u64(buf + 48, st->requests);
+    put_u64(buf + 56, st->paced);
 }
 
 void
@@ -67,6 +68,7 @@ stats_decode(const uint8_t buf[STATS_LEN], struct incast_stats *st)
     st->sk_total_rto = get_u64(buf + 32);
     st->conns = get_u64(buf + 40);
     st->requests = get_u64(buf + 48);
+    st->paced = get_u64(buf + 56);
 }
 
 /* splitmix64 finalizer: cheap, and every bit of the input affects every bit
