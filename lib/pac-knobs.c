@@ -50,7 +50,20 @@
               DOC) \
     { NAME, PAC_KNOB_##WHERE, PAC_KNOB_##TYPE, #FIELD, \
       offsetof(struct pac_config, FIELD), UNIT, DEF, MIN, MAX, \
-      DB_MIN, DB_MAX, DOC }
+      DB_MIN, DB_MAX, DOC, NULL }
+
+#define ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
+
+/* A knob that takes one of the names NAMES (an array), by index. */
+#define ENUM(NAME, WHERE, FIELD, UNIT, DEF, NAMES, DOC) \
+    { NAME, PAC_KNOB_##WHERE, PAC_KNOB_ENUM, #FIELD, \
+      offsetof(struct pac_config, FIELD), UNIT, DEF, 0, \
+      ARRAY_SIZE(NAMES) - 1, 0, ARRAY_SIZE(NAMES) - 1, DOC, NAMES }
+
+static const char *const policy_names[PAC_N_POLICIES] = {
+    [PAC_POLICY_PAC] = "pac",
+    [PAC_POLICY_RWND] = "rwnd",
+};
 
 /* A boolean knob. */
 #define FLAG(NAME, WHERE, FIELD, UNIT, DEF, DOC) \
@@ -121,6 +134,10 @@ const struct pac_knob pac_knobs[] = {
     FLAG("deviation-correction", OTHER_CONFIG, deviation_correction,
          "true or false", false,
          "The paper's deviation correction, eq. (6)."),
+    ENUM("policy", OTHER_CONFIG, policy, "name", PAC_POLICY_PAC,
+         policy_names,
+         "pac: hold ACKs (PAC); rwnd: hold nothing, give each connection "
+         "a window of threshold / connections (the receiver-window peer)."),
 };
 
 const size_t pac_n_knobs = sizeof pac_knobs / sizeof pac_knobs[0];
@@ -134,6 +151,19 @@ pac_knob_find(const char *name)
         }
     }
     return NULL;
+}
+
+int
+pac_knob_enum_value(const struct pac_knob *knob, const char *name)
+{
+    if (knob->type == PAC_KNOB_ENUM) {
+        for (uint32_t i = 0; i <= knob->max; i++) {
+            if (!strcmp(name, knob->names[i])) {
+                return (int) i;
+            }
+        }
+    }
+    return -1;
 }
 
 uint32_t

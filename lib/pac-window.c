@@ -25,6 +25,11 @@
  * a quarter: docs/libpac.md, "Why these defaults". */
 #define PAC_CLAMP_SHARE 2
 
+/* The receiver-window policy's (PAC_POLICY_RWND) smallest window, in
+ * segments: ICTCP's floor.  A peer with a one-segment window waits for the
+ * receiver's delayed ACK on every segment. */
+#define PAC_RWND_MIN_SEGS 2
+
 /* Upper bound of the modelled peer window where no clamp applies. */
 #define PAC_MAX_CWND (64u << 20)
 
@@ -32,13 +37,26 @@
  * PAC_CLAMP_SHARE'th of the threshold holds frames of (so that a
  * window-limited peer still sends full ones), at least two.  A peer may
  * send its whole window in one burst at its own line rate, which the switch
- * buffer must absorb. */
+ * buffer must absorb.
+ *
+ * The receiver-window policy gives each connection PAC tracks an equal
+ * share of the threshold instead, at least PAC_RWND_MIN_SEGS: the window
+ * that ICTCP's and AC/DC TCP's per-connection control converges to when
+ * every connection is busy, here from the first ACK on.  With more
+ * connections than the threshold holds frames of PAC_RWND_MIN_SEGS, the
+ * windows add up to more than the buffer: the limit of window-based
+ * control that holding ACKs removes. */
 static uint32_t
 clamp_bytes(const struct pac *pac, const struct pac_flow *f)
 {
-    uint32_t segs = (pac->cfg.threshold / PAC_CLAMP_SHARE
-                     / (f->mss + PAC_WIRE_OVERHEAD));
+    uint32_t frame = f->mss + PAC_WIRE_OVERHEAD;
+    uint32_t segs;
 
+    if (pac->cfg.policy == PAC_POLICY_RWND) {
+        segs = pac->cfg.threshold / MAX(pac->n_flows, 1) / frame;
+        return MAX(segs, PAC_RWND_MIN_SEGS) * f->mss;
+    }
+    segs = pac->cfg.threshold / PAC_CLAMP_SHARE / frame;
     return MAX(segs, 2) * f->mss;
 }
 
@@ -49,12 +67,13 @@ scaled_units(uint32_t bytes, unsigned int scale)
     return (uint32_t) (((uint64_t) bytes + (1u << scale) - 1) >> scale);
 }
 
-/* Whether PAC clamps the windows of flow 'f': it knows the scale of the
- * receiver's window field from the handshake. */
+/* Whether PAC clamps the windows of flow 'f': the clamp is on (always, for
+ * the receiver-window policy, which is the clamp alone) and PAC knows the
+ * scale of the receiver's window field from the handshake. */
 static bool
 window_clamped(const struct pac *pac, const struct pac_flow *f)
 {
-    return (pac->cfg.clamp_window
+    return ((pac->cfg.clamp_window || pac->cfg.policy == PAC_POLICY_RWND)
             && ((pac_flow_wnd(pac, f)->bits & PAC_W_SCALE_KNOWN)
                 == PAC_W_SCALE_KNOWN));
 }

@@ -604,6 +604,13 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
     }
+    if (pac->cfg.policy == PAC_POLICY_RWND) {
+        /* The receiver-window policy holds nothing: the window clamp above
+         * is all it does.  The edge let out is noted, so that no later
+         * window shrinks it. */
+        pac_window_note_edge(pac, f, &d);
+        goto pass;
+    }
     /* The newest ACK number the receiver sent is its newest held one (the
      * flow holds segments, and ACK numbers do not go back).  A pure ACK
      * that repeats it with another window is a window update (the

@@ -46,10 +46,27 @@ const char *pac_version(void);
 #define PAC_MAX_LEVELS 8
 
 /* Configuration.  pac_config_init() fills in the defaults (in brackets). */
+/* What bounds the data toward the receiver (struct pac_config's 'policy'). */
+enum pac_policy {
+    /* PAC: hold the receiver's ACKs so that the data they trigger fits the
+     * threshold (the paper), with the window clamp. */
+    PAC_POLICY_PAC,
+    /* The receiver-window peer (ICTCP / AC/DC TCP style): hold nothing,
+     * lower each connection's advertised window to its share of the
+     * threshold, threshold / connections, at least PAC_RWND_MIN_SEGS
+     * segments (pac-window.c).  For comparison with PAC on the same
+     * datapath. */
+    PAC_POLICY_RWND,
+    PAC_N_POLICIES
+};
+
 struct pac_config {
     /* Switch buffer in front of the receiver, in bytes: the initial and
      * maximum in-flight threshold (paper section III-B).  [96000] */
     uint32_t threshold;
+
+    /* An enum pac_policy.  [PAC_POLICY_PAC] */
+    uint32_t policy;
 
     /* MLFQ: number of priority levels (1..8) and the received-bytes
      * thresholds at which a flow is demoted to the next level (n_levels - 1
@@ -173,6 +190,8 @@ enum pac_knob_type {
     PAC_KNOB_U32,               /* A uint32_t member. */
     PAC_KNOB_BOOL,              /* A bool member. */
     PAC_KNOB_LEVELS,            /* n_levels and level_bytes[]: see below. */
+    PAC_KNOB_ENUM,              /* A uint32_t member, 0 to 'max', each value
+                                 * with its name in 'names'. */
 };
 
 /* Where a knob is in Open vSwitch's PAC table. */
@@ -196,6 +215,8 @@ struct pac_knob {
                                  * ovs-vswitchd parses for an other_config
                                  * key.  Within [min, max]. */
     const char *doc;            /* One line. */
+    const char *const *names;   /* PAC_KNOB_ENUM: the name of each value,
+                                 * 0 to 'max'; otherwise NULL. */
 };
 
 /* The PAC_KNOB_LEVELS row is the column mlfq_thresholds, a map from level
@@ -218,6 +239,9 @@ const struct pac_knob *pac_knob_find(const char *name);
  * PAC_KNOB_LEVELS row). */
 uint32_t pac_knob_get(const struct pac_config *cfg,
                       const struct pac_knob *knob);
+
+/* The value of PAC_KNOB_ENUM 'knob' named 'name', or -1 if none is. */
+int pac_knob_enum_value(const struct pac_knob *knob, const char *name);
 
 /* Sets 'knob' in 'cfg' to 'value' (a bool to 'value' != 0).  Not for the
  * PAC_KNOB_LEVELS row. */

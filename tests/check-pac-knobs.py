@@ -10,7 +10,8 @@ repeat them and are compared with it here:
   - the PAC table of vswitchd/vswitch.ovsschema, as ovs-patch/0005 adds it:
     every column's type and integer range (the knob's database range);
   - the PAC table of vswitchd/vswitch.xml in the same patch: every column's
-    and other_config key's "Default:", and each key's type attribute;
+    and other_config key's "Default:", and each key's type attribute (an
+    "enum" knob's: a string set of its value names);
   - docs/operator.md: the rows of its two knob tables (PAC columns and
     other_config keys), cells name, unit, default and range.
 
@@ -65,6 +66,7 @@ def read_knobs(dump):
         row = dict(zip(header, line.split("\t")))
         for key in ("default", "min", "max", "db_min", "db_max"):
             row[key] = int(row[key])
+        row["names"] = row["names"].split(",") if row["names"] else []
         knobs.append(row)
     if not knobs:
         fatal("%s printed no knob" % dump)
@@ -121,6 +123,8 @@ def xml_pac_table(patch):
 def default_text(knob):
     if knob["type"] == "bool":
         return "true" if knob["default"] else "false"
+    if knob["type"] == "enum":
+        return knob["names"][knob["default"]]
     return str(knob["default"])
 
 
@@ -166,9 +170,14 @@ def check_xml(c, knobs, columns):
             entry = columns.get(("other_config", k["name"]))
             what = "vswitch.xml: PAC other_config:%s" % k["name"]
             if entry:
-                expected = ({"type": "boolean"} if k["type"] == "bool" else
-                            {"type": "integer", "minInteger": k["db_min"],
-                             "maxInteger": k["db_max"]})
+                if k["type"] == "bool":
+                    expected = {"type": "boolean"}
+                elif k["type"] == "enum":
+                    expected = {"type": "string",
+                                "enum": ["set", k["names"]]}
+                else:
+                    expected = {"type": "integer", "minInteger": k["db_min"],
+                                "maxInteger": k["db_max"]}
                 try:
                     got = json.loads(entry[0]) if entry[0] else None
                 except ValueError:
@@ -235,6 +244,9 @@ def check_doc(c, knobs, tables):
             elif k["type"] == "bool":
                 default = default_text(k)
                 range_ = ""
+            elif k["type"] == "enum":
+                default = default_text(k)
+                range_ = ", ".join(k["names"])
             else:
                 default = default_text(k)
                 range_ = "%d … %d" % (k["db_min"], k["db_max"])

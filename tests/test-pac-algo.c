@@ -1330,6 +1330,59 @@ test_window_clamp(void)
     end_pac();
 }
 
+/* policy=rwnd, the receiver-window peer: nothing is held, and each
+ * connection's window is lowered to the threshold divided by the
+ * connections PAC tracks, in whole segments of frames (20000 / n / 1066),
+ * at least two, in units of the scale (2^7, rounded up).  A window is
+ * never shrunk: its right edge stays until the peer's data passes it.  A
+ * peer without a window scale gets the share in bytes. */
+static void
+test_rwnd_policy(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t edge, seq;
+
+    clamp_config(&cfg);
+    cfg.policy = PAC_POLICY_RWND;
+    cfg.clamp_window = false;       /* The policy clamps regardless. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    /* One connection: 18 segments of 18 000 bytes, ceil(18000 / 128). */
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 141, 1);
+
+    /* Three more: 4 segments each.  Flow 0's window stays at its edge
+     * (5001 + 141 * 128) until data passes it; the new flows get 32. */
+    clamp_handshake(pac, 1, 7, 7, 2);
+    clamp_handshake(pac, 2, 7, 7, 3);
+    clamp_handshake(pac, 3, 7, 7, 4);
+    clamp_ack(pac, AT(120), 1, 5001, 100, 500, 32, 5);
+    clamp_ack(pac, AT(120), 0, 5001, 0, 500, 141, 6);
+    edge = 5001 + 141 * 128;
+    for (seq = 5001; seq < edge; seq += 1000) {
+        rx_data(pac, AT(200), 0, seq, edge - seq < 1000 ? edge - seq : 1000);
+    }
+    clamp_ack(pac, AT(210), 0, edge, 0, 500, 32, 8);
+
+    /* Twelve connections: 20000 / 12 / 1066 is 1 segment; the floor is
+     * 2 (2 000 bytes, 16 units).  A peer without a scale: 2 000 bytes. */
+    for (int flow = 4; flow < 11; flow++) {
+        clamp_handshake(pac, flow, 7, 7, 10 + flow);
+    }
+    clamp_handshake(pac, 11, 7, -1, 30);
+    clamp_ack(pac, AT(300), 4, 5001, 100, 500, 16, 31);
+    clamp_ack(pac, AT(300), 11, 5001, 100, 20000, 2000, 32);
+
+    /* Requests and ACKs all passed: nothing held, nothing budgeted. */
+    PAC_CHECK_EQ(get_stats(pac).tx_held, 0);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK_EQ(get_stats(pac).request_triggers, 0);
+    PAC_CHECK(get_stats(pac).windows_clamped >= 6);
+    end_pac();
+}
+
 /* A window-limited peer's short segment may stop at the edge of an ACK
  * older than the newest one PAC let out: its data waited in the switch
  * buffer while PAC let out more.  In a connection's first answer (no
@@ -1367,6 +1420,7 @@ main(void)
 {
     PAC_RUN_TEST(test_rx_lowers_in_flight);
     PAC_RUN_TEST(test_window_clamp);
+    PAC_RUN_TEST(test_rwnd_policy);
     PAC_RUN_TEST(test_window_edge_older);
     PAC_RUN_TEST(test_rx_credit_per_flow);
     PAC_RUN_TEST(test_ack_trigger_slow_start);

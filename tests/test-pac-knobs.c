@@ -40,6 +40,17 @@ test_knob_rows(void)
             PAC_CHECK(k->min == 0 && k->max == 1);
             PAC_CHECK(k->def <= 1);
             break;
+        case PAC_KNOB_ENUM:
+            /* Values 0 to 'max', each with its own name, found by it. */
+            PAC_CHECK(k->min == 0 && k->db_min == 0 && k->db_max == k->max);
+            PAC_CHECK(k->def <= k->max && k->names);
+            for (uint32_t v = 0; v <= k->max; v++) {
+                PAC_CHECK(k->names[v] && *k->names[v]);
+                PAC_CHECK_EQ(pac_knob_enum_value(k, k->names[v]), v);
+            }
+            PAC_CHECK_EQ(pac_knob_enum_value(k, ""), -1);
+            PAC_CHECK_EQ(pac_knob_enum_value(k, "no such name"), -1);
+            break;
         case PAC_KNOB_LEVELS:
             /* n_levels from 1 to PAC_MAX_LEVELS; level numbers from 1 to
              * n_levels - 1. */

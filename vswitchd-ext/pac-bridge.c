@@ -243,6 +243,23 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
                                  "true or false", knob->name, node->value);
             }
             pac_knob_set(cfg, knob, !strcmp(node->value, "true"));
+        } else if (knob->type == PAC_KNOB_ENUM) {
+            int x = pac_knob_enum_value(knob, node->value);
+
+            if (x < 0) {
+                struct ds names = DS_EMPTY_INITIALIZER;
+
+                for (uint32_t j = 0; j <= knob->max; j++) {
+                    ds_put_format(&names, "%s%s", j ? " or " : "",
+                                  knob->names[j]);
+                }
+                char *msg = xasprintf("other_config:%s: \"%s\" is not %s",
+                                      knob->name, node->value,
+                                      ds_cstr(&names));
+                ds_destroy(&names);
+                return msg;
+            }
+            pac_knob_set(cfg, knob, x);
         } else {
             uint32_t x;
 
@@ -557,6 +574,9 @@ pac_bridge_format_config(const struct pac_config *cfg, struct ds *s)
             break;
         case PAC_KNOB_BOOL:
             ds_put_cstr(s, value ? "true" : "false");
+            break;
+        case PAC_KNOB_ENUM:
+            ds_put_cstr(s, value <= knob->max ? knob->names[value] : "?");
             break;
         case PAC_KNOB_LEVELS:
             ds_put_char(s, '{');

@@ -25,7 +25,8 @@ def test_port_switch_and_global_keys(ovn: OvnCentral, chassis: Chassis,
               "other_config:pac_mlfq_thresholds=10000,100000")
     ovn.nbctl("set", "Logical_Switch_Port", "vm1",
               "options:pac_threshold=50000", "options:pac_max_flows=1000",
-              "options:pac_clamp_window=false", "options:pac_ecn=false")
+              "options:pac_clamp_window=false", "options:pac_ecn=false",
+              "options:pac_policy=rwnd")
 
     row = wait_row(chassis, lambda r: r is not None
                    and r["threshold"] == 50000)
@@ -33,7 +34,8 @@ def test_port_switch_and_global_keys(ovn: OvnCentral, chassis: Chassis,
     assert row["mlfq_thresholds"] == {1: 10000, 2: 100000}
     assert row["ecn"] is False
     assert row["other_config"] == {"max-flows": "1000",
-                                   "clamp-window": "false"}
+                                   "clamp-window": "false",
+                                   "policy": "rwnd"}
     assert row["external_ids"] == {"ovs-pac-agent": "owned",
                                    "ovs-pac-lport": "vm1",
                                    "ovs-pac-source": "switch"}
@@ -46,6 +48,7 @@ def test_port_switch_and_global_keys(ovn: OvnCentral, chassis: Chassis,
     wait_until(lambda: chassis.ovs.iface_status("vm1-tap").get("pac")
                == "enabled", TIMEOUT, 0.2, "status:pac=enabled")
     assert "max-flows=1000" in chassis.ovs.pac_show("vm1-tap")
+    assert " policy=rwnd" in chassis.ovs.pac_show("vm1-tap")
 
     # Removing the port's threshold falls back to the global one.
     ovn.nbctl("remove", "Logical_Switch_Port", "vm1", "options",
@@ -84,6 +87,7 @@ def test_invalid_values_refused(ovn: OvnCentral, chassis: Chassis,
         ("pac_mlfq_thresholds=5000,4000", "pac_mlfq_thresholds: "
          "thresholds must increase (4000 after 5000)"),
         ("pac_ecn=yes", 'pac_ecn: "yes" is not true or false'),
+        ("pac_policy=hold", 'pac_policy: "hold" is not pac or rwnd'),
         ("pac_bogus=1", "pac_bogus: unknown key"),
     ]
     for option, reason in cases:
