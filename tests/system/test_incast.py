@@ -18,7 +18,11 @@ and with OVN on the hypervisor (the VM a logical switch port, PAC switched
 with ovn-nbctl and applied by ovs-pac-agent).  Overlapping requests
 (Poisson arrivals to random subsets of the connections, so that requests
 overlap) must pass through PAC byte-exact, with at most one sender timeout
-in 40 requests.
+in 40 requests.  The peers of the comparison must deliver every byte,
+doing what they do: the receiver-window policy (mode "rwnd":
+other_config:policy=rwnd) lowering windows and holding nothing, Adaptive
+Pacing (mode "ap": plain OVS, the incast servers pace their answers) with
+the senders' sockets paced.
 """
 
 from __future__ import annotations
@@ -200,6 +204,45 @@ def test_fixed_total_volume_exact(bed: Testbed) -> None:
     # coalescing or splitting segments differently.
     assert r.pac["pac_answer_ends"] >= wl.senders, r.pac
     assert bed.ovs.pac_uuid(VM_PORT) is None      # Disabled after the run.
+
+
+def test_receiver_window_policy_clamps_holds_nothing_byte_exact(
+        bed: Testbed) -> None:
+    """Mode "rwnd": the VM's port gets a PAC row with
+    other_config:policy=rwnd.  Every segment passes (nothing held), each
+    connection's advertised window is lowered to its share of the
+    threshold (101 250 B / 64 connections: the 2-segment floor), the
+    rewritten windows' checksums hold (every byte arrives, verified by the
+    client), and PAC is off the port afterwards."""
+    wl = Workload(SENDERS, 3, bytes_per_sender=BYTES)
+    r = bed.run("rwnd", wl)
+    print(r.result_line(), {k: v for k, v in r.pac.items() if v})
+    check_exact(r, wl)
+    assert r.pac["pac_tx_packets"] > 0, r.pac
+    assert r.pac["pac_tx_held"] == 0 and r.pac["pac_max_held_seen"] == 0, (
+        r.pac)
+    assert r.pac["pac_windows_clamped"] >= SENDERS, r.pac
+    assert r.pac["pac_request_triggers"] == 0, r.pac
+    assert bed.ovs.pac_uuid(VM_PORT) is None
+
+
+def test_adaptive_pacing_paces_the_senders_byte_exact(bed: Testbed) -> None:
+    """Mode "ap": PAC stays off the VM's port and the incast servers pace
+    each answer by Adaptive Pacing (bench/incast/server.c, ap_pace()).
+    At 100 Mbit/s with 64 flows and a 100 KB buffer the paper's interval
+    is RTT / cwnd, above 0, so every write of answer bytes sets a finite
+    pacing rate (about 4 writes an answer: 64 KB into a send buffer that
+    starts at 16 KB); a plain run paces none.  Goodput and timeouts are
+    the benchmark's to report (docs/benchmarks.md), not asserted."""
+    wl = Workload(SENDERS, 3, bytes_per_sender=BYTES)
+    ap = bed.run("ap", wl)
+    off = bed.run("off", wl)
+    print(ap.result_line(), f"sender_paced={ap.sender_paced}")
+    check_exact(ap, wl)
+    check_exact(off, wl)
+    assert ap.pac == {} and bed.ovs.pac_uuid(VM_PORT) is None
+    assert ap.sender_paced >= SENDERS * wl.rounds, ap
+    assert off.sender_paced == 0, off
 
 
 def test_pac_options_take_effect_or_are_refused(bed: Testbed) -> None:

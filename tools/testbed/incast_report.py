@@ -8,15 +8,24 @@ import csv
 from pathlib import Path
 from typing import Iterable, Optional
 
-from .incast_testbed import RunResult, TestbedConfig
+from .incast_testbed import MODES, RunResult, TestbedConfig
 
-MODES = ("off", "pac")
+STYLES = {"off": "o--", "pac": "s-", "rwnd": "D-.", "ap": "^:"}
 
 
 def label(mode: str, cfg: TestbedConfig) -> str:
-    """"plain OVS", "OVS + PAC" (or OVN, with --ovn)."""
+    """"plain OVS", "OVS + PAC", "OVS + receiver window", "plain OVS, AP
+    senders" (or OVN, with --ovn)."""
     switch = cfg.switch_name()
-    return f"plain {switch}" if mode == "off" else f"{switch} + PAC"
+    return {"off": f"plain {switch}", "pac": f"{switch} + PAC",
+            "rwnd": f"{switch} + receiver window",
+            "ap": f"plain {switch}, AP senders"}[mode]
+
+
+def modes_of(results: Iterable[RunResult]) -> list[str]:
+    """The modes that 'results' have, in MODES' order."""
+    present = {r.mode for r in results}
+    return [m for m in MODES if m in present]
 
 
 def workload_name(r: RunResult) -> str:
@@ -33,34 +42,32 @@ def workload_name(r: RunResult) -> str:
 
 
 def table(results: list[RunResult]) -> str:
-    """One line per sender count: PAC off and on side by side."""
-    head = (f"{'workload':<18} {'senders':>7} | {'goodput Mbit/s':>15} | "
-            f"{'timeout rounds':>14} | {'VM RTOs':>13} | {'RCT p99 ms':>15} | "
-            f"{'drops':>13} | {'max held':>8}")
-    sub = (f"{'':<18} {'':>7} | {'off':>7} {'pac':>7} | {'off':>6} "
-           f"{'pac':>7} | {'off':>6} {'pac':>6} | {'off':>7} {'pac':>7} | "
-           f"{'off':>6} {'pac':>6} |")
-    lines = [head, sub, "-" * len(head)]
+    """One line per workload and sender count, every mode side by side."""
+    modes = modes_of(results) or ["off", "pac"]
+    metrics = [("goodput Mbit/s", 7, lambda r: f"{r.goodput_mbps:.1f}"),
+               ("timeout rounds", 7,
+                lambda r: f"{r.timeout_rounds}/{r.rounds}"),
+               ("VM RTOs", 6, lambda r: str(r.vm_timeouts)),
+               ("RCT p99 ms", 7, lambda r: f"{r.rct_p99_ms:.1f}"),
+               ("drops", 6, lambda r: str(r.bottleneck_drops))]
     rows: dict[tuple[str, int], dict[str, RunResult]] = {}
     for r in results:
         rows.setdefault((workload_name(r), r.senders), {})[r.mode] = r
+    head, sub = f"{'workload':<18} {'senders':>7} |", f"{'':<18} {'':>7} |"
+    for name, width, _ in metrics:
+        span = len(modes) * (width + 1) - 1
+        head += f" {name:>{span}} |"
+        sub += " " + " ".join(f"{m:>{width}}" for m in modes) + " |"
+    head += f" {'max held':>8}"
+    lines = [head, sub, "-" * len(head)]
     for (wl, n), by_mode in rows.items():
-        def f(mode: str, fmt: str, get) -> str:
-            r = by_mode.get(mode)
-            return format(get(r), fmt) if r else "-"
-        lines.append(
-            f"{wl:<18} {n:>7} | "
-            f"{f('off', '7.1f', lambda r: r.goodput_mbps):>7} "
-            f"{f('pac', '7.1f', lambda r: r.goodput_mbps):>7} | "
-            f"{f('off', '', lambda r: f'{r.timeout_rounds}/{r.rounds}'):>6} "
-            f"{f('pac', '', lambda r: f'{r.timeout_rounds}/{r.rounds}'):>7} | "
-            f"{f('off', 'd', lambda r: r.vm_timeouts):>6} "
-            f"{f('pac', 'd', lambda r: r.vm_timeouts):>6} | "
-            f"{f('off', '7.1f', lambda r: r.rct_p99_ms):>7} "
-            f"{f('pac', '7.1f', lambda r: r.rct_p99_ms):>7} | "
-            f"{f('off', 'd', lambda r: r.bottleneck_drops):>6} "
-            f"{f('pac', 'd', lambda r: r.bottleneck_drops):>6} | "
-            f"{f('pac', '', lambda r: r.max_held):>8}")
+        line = f"{wl:<18} {n:>7} |"
+        for _, width, get in metrics:
+            line += " " + " ".join(
+                f"{get(by_mode[m]) if m in by_mode else '-':>{width}}"
+                for m in modes) + " |"
+        held = by_mode["pac"].max_held if "pac" in by_mode else "-"
+        lines.append(line + f" {held if held is not None else '-':>8}")
     return "\n".join(lines)
 
 
@@ -87,7 +94,7 @@ def write_csv(results: Iterable[RunResult], path: Path,
 def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
          title: Optional[str] = None) -> Optional[Path]:
     """Goodput, timeout ratio, the VM's own RTOs and RCT p99 vs. senders,
-    PAC off and on; one column per workload.  Returns None (and says why) without
+    every mode; one column per workload.  Returns None (and says why) without
     matplotlib."""
     try:
         import matplotlib
@@ -104,7 +111,8 @@ def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
     # TCP payload share of what tbf counts (frames without preamble).
     ceiling = cfg.rate_mbit * 1448 / 1514
     for col, wl in enumerate(workloads):
-        for mode, style in zip(MODES, ("o--", "s-")):
+        for mode in MODES:
+            style = STYLES[mode]
             rs = sorted((r for r in results
                          if workload_name(r) == wl and r.mode == mode),
                         key=lambda r: r.senders)

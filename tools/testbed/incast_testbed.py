@@ -14,7 +14,11 @@ The bottleneck is the ToR port toward
 the hypervisor: `tc tbf` with `rate` and a byte `limit` is a drop-tail
 queue of that size, the shallow switch buffer of the paper.  PAC runs on
 the VM's port (vm-p) of the hypervisor's Open vSwitch: "off" = plain OVS
-(no PAC row), "pac" = PAC enabled with the threshold of the testbed.
+(no PAC row), "pac" = PAC enabled with the threshold of the testbed,
+"rwnd" = the same PAC row with other_config:policy=rwnd (the
+receiver-window peer: no holding, each connection's window a share of the
+threshold), "ap" = plain OVS with the senders pacing their answers by
+Adaptive Pacing (MODES; bench/incast/server.c, ap_pace()).
 
 Used by the system tests (test_incast.py), the demo and the benchmark sweep
 (tools/incast, see `tools/incast --help`).  Everything it creates carries
@@ -76,6 +80,15 @@ def all_cpus_mask() -> str:
 
 class PacConfigError(RuntimeError):
     """PAC did not take the testbed's configuration (Testbed.pac_on())."""
+
+
+# Modes of a run: plain OVS, PAC on the VM's port, the receiver-window
+# policy on the VM's port (PAC's row with other_config:policy=rwnd), and
+# plain OVS with the senders pacing by Adaptive Pacing (a sender-side peer
+# of PAC).
+MODES = ("off", "pac", "rwnd", "ap")
+# The modes that give the VM's port a PAC row, and the row's policy.
+PAC_POLICIES = {"pac": "pac", "rwnd": "rwnd"}
 
 
 @dataclass
@@ -207,7 +220,7 @@ class RunResult:
     is a request: 'rounds' counts requests, 'timeout_rounds' the requests
     during which a sender's or the VM's RTO fired or an answer stalled,
     and the round_* lists are per request."""
-    mode: str                       # "off" or "pac".
+    mode: str                       # One of MODES.
     senders: int
     rounds: int
     goodput_mbps: float
@@ -251,6 +264,9 @@ class RunResult:
     # Of vm_timeouts, those on the client's connections for the senders'
     # counters (overlapping requests only): the measurement's own share.
     stats_vm_timeouts: int = 0
+    # Answer writes the senders paced by Adaptive Pacing (mode "ap"; 0
+    # otherwise): that the senders did pace.
+    sender_paced: int = 0
     # Frames the VM's port could not hand to the VM during the run (its
     # TX drops: a libvirt guest's tap queue full while qemu falls behind;
     # VmTestbed only, 0 otherwise): losses that are no switch's.
@@ -564,10 +580,14 @@ class Testbed:
         not counted for the namespace's veth: 0."""
         return 0
 
-    def pac_on(self, **columns) -> None:
+    def pac_on(self, policy: str = "pac", **columns) -> None:
+        """Gives the VM's port its PAC row with 'policy' (other_config
+        policy, default pac) and 'columns' over the testbed's own."""
         cols = {"threshold": self.cfg.threshold(),
                 "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us),
                                  **self.cfg.pac_other_config}}
+        if policy != "pac":
+            cols["other_config"]["policy"] = policy
         if self.cfg.pac_max_hold:
             cols["max_hold"] = self.cfg.pac_max_hold
         cols.update(columns)
@@ -609,11 +629,13 @@ class Testbed:
 
     def run(self, mode: str, wl: Workload,
             timeout_ms: int = 30000) -> RunResult:
-        """One run of 'wl' with PAC off or on ('mode' "off" or "pac").
-        PAC is enabled fresh for the run (so its high-water marks are the
-        run's own) and disabled after it."""
-        if mode not in ("off", "pac"):
-            raise ValueError(f"mode: 'off' or 'pac', not {mode!r}")
+        """One run of 'wl' in 'mode' (one of MODES).  PAC is enabled
+        fresh for a "pac" or "rwnd" run (so its high-water marks are the
+        run's own) and disabled after it; an "ap" run asks the senders to
+        pace."""
+        if mode not in MODES:
+            raise ValueError(f"mode: one of {', '.join(MODES)}, not "
+                             f"{mode!r}")
         hosts = self._hosts_for(wl.senders)
         per_host = wl.senders // hosts
         servers = ",".join(f"{ip}:{SERVER_PORT}"
@@ -639,10 +661,14 @@ class Testbed:
             cmd += ["--bytes-per-sender", str(wl.bytes_per_sender)]
         else:
             cmd += ["--total-bytes", str(wl.total_bytes)]
+        if mode == "ap":
+            cmd += ["--ap-buffer", str(self.cfg.buffer_bytes),
+                    "--ap-rate-mbps", str(round(self.cfg.rate_mbit))]
 
-        if mode == "pac":
-            self.pac_on()
-        before = self._pac_counters() if mode == "pac" else {}
+        policy = PAC_POLICIES.get(mode)
+        if policy:
+            self.pac_on(policy)
+        before = self._pac_counters() if policy else {}
         drops0 = self.tbf_drops()
         port_drops0 = self.vm_port_drops()
         try:
@@ -650,7 +676,7 @@ class Testbed:
             drops = self.tbf_drops() - drops0
             port_drops = self.vm_port_drops() - port_drops0
             pac, rtts = {}, []
-            if mode == "pac":
+            if policy:
                 after = self._pac_counters()
                 pac = {k: v - before.get(k, 0) for k, v in after.items()}
                 # Gauges, not counters: keep their values.
@@ -661,7 +687,7 @@ class Testbed:
                         pac[k] = after[k]
                 rtts = self._pac_rtts()
         finally:
-            if mode == "pac":
+            if policy:
                 self.pac_off()
         r = self._result(mode, wl, p, jfile, drops, pac, rtts)
         r.vm_port_drops = port_drops
@@ -727,6 +753,7 @@ class Testbed:
             vm_timeouts=int(rto.get("vm_timeouts", 0)),
             round_vm_timeouts=vm,
             setup_vm_timeouts=int(rto.get("setup_vm_timeouts", 0)),
+            sender_paced=int(rto.get("sender_paced", 0)),
             max_outstanding=int(res.get("max_outstanding", 0)),
             max_queue=int(res.get("max_queue", 0)),
             stats_vm_timeouts=int(rto.get("stats_vm_timeouts", 0)))
