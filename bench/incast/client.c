@@ -86,6 +86,10 @@ static struct {
     int stalls;                 /* Stalled answers in the current phase. */
     uint64_t max_gap_ns;        /* Longest such wait in the current phase. */
     int errors;
+    /* Of 'errors', answers whose bytes were wrong (a mismatch, or bytes
+     * nobody asked for): the path corrupted or mixed up data.  The others
+     * are connections that failed or gave up waiting. */
+    int corrupt;
     bool overlap;               /* Overlapping requests are running. */
     uint8_t buf[RECV_BUF], want[RECV_BUF];
 } cli;
@@ -186,6 +190,7 @@ conn_readable(struct cconn *c)
                   PRIu64 " bytes", c->got, c->expect);
         return;
     } else if (left == 0) {
+        cli.corrupt++;
         conn_fail(c, "%zd unexpected bytes after the answer", n);
         return;
     }
@@ -198,6 +203,7 @@ conn_readable(struct cconn *c)
             while (cli.buf[i] == cli.want[i]) {
                 i++;
             }
+            cli.corrupt++;
             conn_fail(c, "verification mismatch at byte %" PRIu64
                       " of %" PRIu64 " (expected 0x%02x, got 0x%02x)",
                       c->got + i, c->expect, cli.want[i], cli.buf[i]);
@@ -305,6 +311,23 @@ query_stats(struct incast_stats *st, uint64_t timeout_ns)
         if (c->mode == C_STATS && !c->dead) {
             stats_decode(c->stats_buf, &st[c->server]);
             c->mode = C_IDLE;
+        }
+    }
+    return true;
+}
+
+/* Whether every server has a connection that has not failed. */
+static bool
+all_servers_live(void)
+{
+    for (int s = 0; s < cli.n_servers; s++) {
+        bool live = false;
+
+        for (int i = 0; i < cli.n_conns && !live; i++) {
+            live = cli.conns[i].server == s && !cli.conns[i].dead;
+        }
+        if (!live) {
+            return false;
         }
     }
     return true;
@@ -431,6 +454,22 @@ connect_one(struct cconn *c, const struct sockaddr_storage *ss,
         return -1;
     }
     return 0;
+}
+
+/* The summary of a run whose connections could not all be set up: no
+ * round ran.  Printed so that a scheme under which the connection storm
+ * itself collapses reports figures (its set-up timeouts, the failed
+ * connection) rather than nothing. */
+static void
+print_setup_failure(uint64_t vm_t0)
+{
+    printf("RTO timeout_rounds=0 stall_rounds=0 sender_rtos=0 "
+           "sender_retrans=0 vm_timeouts=0 setup_vm_timeouts=%" PRIu64
+           " sender_paced=0 incomplete=1\n", vm_timeouts() - vm_t0);
+    printf("RESULT senders=%d rounds=0 goodput_mbps=0.0 rct_p50_ms=0.000 "
+           "rct_p99_ms=0.000 bytes=0 errors=%d corrupt=%d setup_failed=1\n",
+           cli.n_conns, cli.errors, cli.corrupt);
+    fflush(stdout);
 }
 
 static int
@@ -638,6 +677,7 @@ ov_readable(struct cconn *c)
                   PRIu64 " bytes", a ? a->got : 0, a ? a->expect : 0);
         return;
     } else if (!a) {
+        cli.corrupt++;
         conn_fail(c, "%zd unexpected bytes with no request outstanding", n);
         return;
     }
@@ -649,6 +689,7 @@ ov_readable(struct cconn *c)
         while (cli.buf[i] == cli.want[i]) {
             i++;
         }
+        cli.corrupt++;
         conn_fail(c, "verification mismatch at byte %" PRIu64 " of %" PRIu64
                   " (expected 0x%02x, got 0x%02x)", a->got + i, a->expect,
                   cli.want[i], cli.buf[i]);
@@ -868,6 +909,7 @@ run_overlap(const struct ov_opts *o, const struct sockaddr_storage *addrs,
         if (connect_one(c, &addrs[s], alens[s], cc, (int) timeout_ms)) {
             fprintf(stderr, "incast: could not set up the stats connection "
                     "to %s\n", cli.names[s]);
+            print_setup_failure(vm_t0);
             return 1;
         }
         epoll_ctl(cli.ep, EPOLL_CTL_ADD, c->fd, &ev);
@@ -1067,8 +1109,9 @@ run_overlap(const struct ov_opts *o, const struct sockaddr_storage *addrs,
            rto_known ? "" : " incomplete=1");
     printf("RESULT senders=%d rounds=%d goodput_mbps=%.1f rct_p50_ms=%.3f "
            "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d max_outstanding=%d "
-           "max_queue=%d\n", cli.n_conns, ov.n_sent, goodput, p50, p99,
-           total_bytes, cli.errors, ov.max_outstanding, ov.max_queue);
+           "max_queue=%d corrupt=%d\n", cli.n_conns, ov.n_sent, goodput, p50,
+           p99, total_bytes, cli.errors, ov.max_outstanding, ov.max_queue,
+           cli.corrupt);
     fflush(stdout);
 
     for (s = 0; s < cli.n_servers; s++) {
@@ -1258,6 +1301,7 @@ client_main(int argc, char *argv[])
                         (int) timeout_ms)) {
             fprintf(stderr, "incast: could not set up %d connections to %d "
                     "servers\n", cli.n_conns, cli.n_servers);
+            print_setup_failure(vm_t0);
             return 1;
         }
         epoll_ctl(cli.ep, EPOLL_CTL_ADD, c->fd, &ev);
@@ -1317,7 +1361,11 @@ client_main(int argc, char *argv[])
         r_done++;
 
         rec->rtos = -1;
-        if (rec->ok && query_stats(st_cur, timeout_ms * 1000000ULL)) {
+        /* After a failed round too, as long as every server has a live
+         * (idle) connection to ask: the failed ones were closed, and a
+         * collapse's sender RTOs are its figures. */
+        if (all_servers_live()
+            && query_stats(st_cur, timeout_ms * 1000000ULL)) {
             stats_delta(st_prev, st_cur, &rec->rtos, &rec->retrans);
             memcpy(st_prev, st_cur, cli.n_servers * sizeof *st_cur);
             total_rtos += rec->rtos;
@@ -1394,8 +1442,9 @@ client_main(int argc, char *argv[])
            vm_setup, paced_delta(st_first, st_prev),
            rto_known ? "" : " incomplete=1");
     printf("RESULT senders=%d rounds=%d goodput_mbps=%.1f rct_p50_ms=%.3f "
-           "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d\n", cli.n_conns,
-           r_done, goodput, p50, p99, total_bytes, cli.errors);
+           "rct_p99_ms=%.3f bytes=%" PRIu64 " errors=%d corrupt=%d\n",
+           cli.n_conns, r_done, goodput, p50, p99, total_bytes, cli.errors,
+           cli.corrupt);
     fflush(stdout);
     rc = cli.errors ? 1 : 0;
 

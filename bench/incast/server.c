@@ -133,6 +133,28 @@ conn_close(struct sconn *c, const char *why)
 
 /* Sends as much of the current answer as the socket takes.  Returns 0 when
  * the answer is complete, 1 if the socket is full, -1 on error. */
+/* Resets every connection (SIGUSR2): an RST each, not a FIN, so that no
+ * socket of an earlier client (one that gave up on its answers while the
+ * bottleneck dropped them) keeps retransmitting into the next client's
+ * run and is charged to it.  Their counters are kept (conn_close()). */
+static void
+reset_all(void)
+{
+    struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+    int n = 0;
+
+    for (size_t fd = 0; fd < srv.n_conns_max; fd++) {
+        struct sconn *c = srv.conns[fd];
+
+        if (c) {
+            setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &rst, sizeof rst);
+            conn_close(c, NULL);
+            n++;
+        }
+    }
+    fprintf(stderr, "incast server: reset %d connections\n", n);
+}
+
 /* Adaptive Pacing (Adaptive Pacing paper, eq. 16): the interval between
  * two packets of a flow is
  *
@@ -365,7 +387,9 @@ server_usage(void)
     fprintf(stderr,
             "usage: incast server --listen ADDR:PORT [--cc NAME] [--stats]\n"
             "  Prints a STATS line on SIGUSR1 and on exit (SIGINT/SIGTERM);\n"
-            "  --stats also prints it once per second while active.\n");
+            "  --stats also prints it once per second while active.\n"
+            "  SIGUSR2 resets every connection (an RST each) and logs\n"
+            "  \"incast server: reset N connections\".\n");
 }
 
 int
@@ -433,6 +457,7 @@ server_main(int argc, char *argv[])
      * and never races with connection state. */
     sigemptyset(&mask);
     sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGUSR2);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
     sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -466,6 +491,8 @@ server_main(int argc, char *argv[])
             perror("incast server: epoll_wait");
             return 1;
         }
+        bool reset = false;
+
         for (i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
 
@@ -475,6 +502,12 @@ server_main(int argc, char *argv[])
                 struct signalfd_siginfo si;
 
                 while (read(sfd, &si, sizeof si) == sizeof si) {
+                    if (si.ssi_signo == SIGUSR2) {
+                        /* After this batch: later events of it may be of
+                         * the connections it closes. */
+                        reset = true;
+                        continue;
+                    }
                     print_stats();
                     if (si.ssi_signo != SIGUSR1) {
                         return 0;
@@ -483,6 +516,9 @@ server_main(int argc, char *argv[])
             } else {
                 conn_event(p, evs[i].events);
             }
+        }
+        if (reset) {
+            reset_all();
         }
         if (periodic && now_ns() - last_print >= 1000000000ULL
             && srv.requests != last_requests) {

@@ -49,7 +49,10 @@ def table(results: list[RunResult]) -> str:
                 lambda r: f"{r.timeout_rounds}/{r.rounds}"),
                ("VM RTOs", 6, lambda r: str(r.vm_timeouts)),
                ("RCT p99 ms", 7, lambda r: f"{r.rct_p99_ms:.1f}"),
-               ("drops", 6, lambda r: str(r.bottleneck_drops))]
+               ("drops", 6, lambda r: str(r.bottleneck_drops)),
+               # Connections that gave up (or could not be set up: "setup").
+               ("failed conns", 6,
+                lambda r: "setup" if r.setup_failed else str(r.errors))]
     rows: dict[tuple[str, int], dict[str, RunResult]] = {}
     for r in results:
         rows.setdefault((workload_name(r), r.senders), {})[r.mode] = r

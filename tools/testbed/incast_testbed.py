@@ -39,6 +39,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -228,7 +229,7 @@ class RunResult:
     rct_p50_ms: float
     rct_p99_ms: float
     bytes: int
-    errors: int
+    errors: int                     # Failed connections (incast client).
     sender_rtos: int
     sender_retrans: int
     bytes_per_sender: int = 0
@@ -264,6 +265,11 @@ class RunResult:
     # Of vm_timeouts, those on the client's connections for the senders'
     # counters (overlapping requests only): the measurement's own share.
     stats_vm_timeouts: int = 0
+    # Of 'errors', answers with wrong bytes (a broken path, never a
+    # scheme's collapse), and whether the connections could not all be set
+    # up (no round ran).
+    corrupt: int = 0
+    setup_failed: bool = False
     # Answer writes the senders paced by Adaptive Pacing (mode "ap"; 0
     # otherwise): that the senders did pace.
     sender_paced: int = 0
@@ -332,6 +338,8 @@ class Testbed:
         self.namespaces: list[Netns] = []
         self.senders: list[tuple[Netns, str]] = []      # (ns, ip)
         self.servers: list[subprocess.Popen] = []
+        self.server_logs: list[Path] = []
+        self.server_resets = 0
         # The VM's namespace (_add_vm_link(); VmTestbed has none).
         self.vm: Optional[Netns] = None
         self.ovs: Optional[Ovs] = None
@@ -545,7 +553,8 @@ class Testbed:
                     run(["sysctl", "-qw", f"{key}={old}"])
 
     def _start_server(self, ns: Netns, ip: str) -> None:
-        log = open(self.workdir / f"server-{ip}.log", "wb")
+        path = self.workdir / f"server-{ip}.log"
+        log = open(path, "wb")
         p = subprocess.Popen(
             ns.cmd([str(INCAST), "server", "--listen", f"{ip}:{SERVER_PORT}",
                     "--cc", self.cfg.cc]),
@@ -553,6 +562,25 @@ class Testbed:
             start_new_session=True)
         log.close()
         self.servers.append(p)
+        self.server_logs.append(path)
+
+    def reset_servers(self, timeout: float = 10) -> None:
+        """Makes every incast server reset the connections it holds (an
+        RST each; SIGUSR2) and waits until each one logged it.  A client
+        that gave up (a run that collapsed) leaves its connections on the
+        servers, retransmitting with backed-off timers; without this, the
+        next run would be charged with their RTOs."""
+        self.server_resets += 1
+        for p in self.servers:
+            p.send_signal(signal.SIGUSR2)
+        deadline = time.monotonic() + timeout
+        for path in self.server_logs:
+            while (path.read_text(errors="replace").count(
+                    "incast server: reset ") < self.server_resets):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"an incast server did not reset its "
+                                       f"connections (log {path})")
+                time.sleep(0.02)
 
     def _ping(self, ns: Netns, ip: str, timeout: float = 15) -> None:
         def ok():
@@ -665,6 +693,7 @@ class Testbed:
             cmd += ["--ap-buffer", str(self.cfg.buffer_bytes),
                     "--ap-rate-mbps", str(round(self.cfg.rate_mbit))]
 
+        self.reset_servers()
         policy = PAC_POLICIES.get(mode)
         if policy:
             self.pac_on(policy)
@@ -740,6 +769,8 @@ class Testbed:
             rct_p50_ms=float(res["rct_p50_ms"]),
             rct_p99_ms=float(res["rct_p99_ms"]),
             bytes=int(res["bytes"]), errors=int(res["errors"]),
+            corrupt=int(res.get("corrupt", 0)),
+            setup_failed=bool(int(res.get("setup_failed", 0))),
             sender_rtos=int(rto.get("sender_rtos", -1)),
             sender_retrans=int(rto.get("sender_retrans", -1)),
             bytes_per_sender=wl.bytes_per_sender,
