@@ -2,7 +2,7 @@
 
     bench/datapath/run [--flows 1,1000,100000] [--rounds 3] [--seconds 3]
                        [--threshold 96000] [--max-held 16384]
-                       [--no-malloc-probe]
+                       [--no-malloc-probe] [--no-fixed]
                        [--profile [--profile-out FILE]]
 
 For each flow count: generates a TCP trace (gen_trace.py), starts the
@@ -14,7 +14,12 @@ OpenFlow up -> vm and vm -> up, and measures cycles per packet
 
     RESULT datapath flows=<n> cpp_off=<x> cpp_pac=<y> ratio=<y/x>
 
-followed by Mpps, what PAC did (held, released, stale drops) and, with PAC
+and, last, the same for the never-holding case (1 000 flows, threshold
+2^30: PAC tracks every connection and holds nothing; --no-fixed skips it):
+
+    RESULT datapath-fixed flows=1000 cpp_off=<x> cpp_pac=<y> ratio=<y/x>
+
+each followed by Mpps, what PAC did (held, released, stale drops) and, with PAC
 on, libc allocations per packet of the PMD thread (uprobes on malloc,
 calloc and realloc, counted by perf stat for that thread only).
 
@@ -118,13 +123,22 @@ class AllocProbe:
                            capture_output=True)
 
 
+# The never-holding case (RESULT datapath-fixed): 1 000 flows, libpac's
+# largest threshold (PAC_MAX_THRESHOLD in lib/pac-knobs.c).
+FIXED_FLOWS = 1000
+FIXED_THRESHOLD = 1 << 30
+
+
 class Bench:
     def __init__(self, args: argparse.Namespace, build: OvsBuild,
-                 hugepages: Hugepages, probe: AllocProbe | None):
+                 hugepages: Hugepages, probe: AllocProbe | None,
+                 threshold: int | None = None):
         self.args = args
         self.build = build
         self.hugepages = hugepages
         self.probe = probe
+        # PAC's threshold for this case (default --threshold).
+        self.threshold = threshold or args.threshold
 
     def start_ovs(self, workdir: Path, huge: HugeMount) -> Ovs:
         self.prefix = unique_name("eal")
@@ -161,7 +175,7 @@ class Bench:
 
     def set_pac(self, ovs: Ovs, on: bool) -> None:
         if on:
-            ovs.pac_enable("vm", threshold=self.args.threshold,
+            ovs.pac_enable("vm", threshold=self.threshold,
                            other_config={"max-held": str(self.args.max_held),
                                          "max-flows": "131072"})
         else:
@@ -272,12 +286,12 @@ class Bench:
                 "problems": problems, "alive": alive, "trace": counts}
 
 
-def report(res: dict) -> None:
+def report(res: dict, name: str = "datapath") -> None:
     off = statistics.median(m["cpp"] for m in res["runs"][False])
     on = statistics.median(m["cpp"] for m in res["runs"][True])
     mpps_off = statistics.median(m["kpps"] for m in res["runs"][False]) / 1e3
     mpps_on = statistics.median(m["kpps"] for m in res["runs"][True]) / 1e3
-    print(f"RESULT datapath flows={res['flows']} cpp_off={off:.0f} "
+    print(f"RESULT {name} flows={res['flows']} cpp_off={off:.0f} "
           f"cpp_pac={on:.0f} ratio={on / off:.3f}")
     # pac/show right after the last 'on' period.  Counters restart when PAC
     # is enabled after an 'off' period; two adjacent 'on' periods (across a
@@ -302,6 +316,9 @@ def report(res: dict) -> None:
               f"{a['per_packet']:.2e} per packet")
     if res["problems"] or not res["alive"]:
         print(f"  PROBLEM: alive={res['alive']} log: {res['problems'][:5]}")
+    if name == "datapath-fixed" and any(m["pac"].get("tx_held")
+                                        for m in res["runs"][True]):
+        print("  PROBLEM: PAC held packets in the never-holding case")
 
 
 def main() -> int:
@@ -317,6 +334,8 @@ def main() -> int:
                    help="PAC's max-held: bounds the held packets, whose "
                    "mbufs are most of PAC's cache footprint (README.md)")
     p.add_argument("--no-malloc-probe", action="store_true")
+    p.add_argument("--no-fixed", action="store_true",
+                   help="skip the never-holding case (RESULT datapath-fixed)")
     p.add_argument("--profile", action="store_true",
                    help="perf record the PMD thread with PAC off and on")
     p.add_argument("--profile-out", type=Path)
@@ -338,6 +357,15 @@ def main() -> int:
                 log(f"no allocation counts: {e}")
         for flows in (int(f) for f in args.flows.split(",")):
             report(Bench(args, build, hugepages, probe).case(flows, tmp))
+            sys.stdout.flush()
+        if not args.no_fixed:
+            # PAC's fixed cost: every connection tracked, nothing held.  At
+            # the largest threshold no flow reaches its fair share of it
+            # (threshold / flows with outstanding bytes), which is what
+            # makes the replay, having no feedback, hold ACKs at 50 MB.
+            report(Bench(args, build, hugepages, probe,
+                         threshold=FIXED_THRESHOLD).case(FIXED_FLOWS, tmp),
+                   "datapath-fixed")
             sys.stdout.flush()
     finally:
         if probe:
