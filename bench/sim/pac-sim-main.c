@@ -6,7 +6,9 @@
  *   pac-sim --mode both --senders 16,100,1000 --rounds 5
  *
  * prints one "SIM ..." line (plus a few indented detail lines) per run and,
- * with --mode both, a table comparing PAC off and on. */
+ * with --mode both, a table comparing PAC off and on.  --mode rwnd runs
+ * libpac's receiver-window policy instead (the ICTCP / AC/DC TCP peer,
+ * docs/libpac.md). */
 
 #include <errno.h>
 #include <getopt.h>
@@ -25,8 +27,9 @@ usage(void)
     printf("usage: pac-sim [OPTIONS]\n"
            "Simulates TCP incast through a drop-tail bottleneck, with and "
            "without PAC.\n\n"
-           "  --mode off|pac|both       PAC off, on, or both (default "
-           "off)\n"
+           "  --mode off|pac|both|rwnd  PAC off, on, both, or libpac's "
+           "receiver-window\n"
+           "                            policy (default off)\n"
            "  --senders N[,N...]        numbers of senders (default 16)\n"
            "  --workload per-sender|total\n"
            "                            bytes per sender, or in total per "
@@ -116,10 +119,11 @@ parse_senders(const char *s, uint32_t *list)
     return n;
 }
 
+/* One sender count's runs, by mode: off, pac, rwnd. */
 struct row {
     uint32_t n;
-    bool have[2];
-    struct sim_result res[2];
+    bool have[3];
+    struct sim_result res[3];
 };
 
 int
@@ -157,7 +161,7 @@ main(int argc, char *argv[])
     struct sim_config cfg;
     uint32_t senders[MAX_SENDER_LISTS] = {16};
     size_t n_senders = 1;
-    bool modes[2] = {true, false};
+    bool modes[3] = {true, false, false};
     bool bytes_set = false;
     bool quiet = false;
     int c;
@@ -166,15 +170,10 @@ main(int argc, char *argv[])
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (c) {
         case OPT_MODE:
-            if (!strcmp(optarg, "off")) {
-                modes[0] = true;
-                modes[1] = false;
-            } else if (!strcmp(optarg, "pac")) {
-                modes[0] = false;
-                modes[1] = true;
-            } else if (!strcmp(optarg, "both")) {
-                modes[0] = modes[1] = true;
-            } else {
+            modes[0] = !strcmp(optarg, "off") || !strcmp(optarg, "both");
+            modes[1] = !strcmp(optarg, "pac") || !strcmp(optarg, "both");
+            modes[2] = !strcmp(optarg, "rwnd");
+            if (!modes[0] && !modes[1] && !modes[2]) {
                 fprintf(stderr, "pac-sim: bad mode '%s'\n", optarg);
                 return 2;
             }
@@ -267,12 +266,16 @@ main(int argc, char *argv[])
     int status = 0;
     for (size_t k = 0; k < n_senders; k++) {
         rows[k].n = senders[k];
-        for (int m = 0; m < 2; m++) {
+        static const enum sim_mode by_index[3] = {
+            SIM_MODE_OFF, SIM_MODE_PAC, SIM_MODE_RWND,
+        };
+
+        for (int m = 0; m < 3; m++) {
             if (!modes[m]) {
                 continue;
             }
             cfg.n_senders = senders[k];
-            cfg.mode = m ? SIM_MODE_PAC : SIM_MODE_OFF;
+            cfg.mode = by_index[m];
             if (sim_run(&cfg, &rows[k].res[m])) {
                 status = 1;
                 continue;

@@ -283,7 +283,7 @@ sim_net_rcv_output(struct sim *sim, struct sim_pkt *pkt)
     bool ok = sim_pkt_parse(sim, pkt, len, &seg);
 
     pkt->born_ns = sim->now;
-    if (sim->cfg.mode != SIM_MODE_PAC || !ok) {
+    if (sim->cfg.mode == SIM_MODE_OFF || !ok) {
         sim_net_reverse_send(sim, pkt);
         return;
     }
@@ -333,7 +333,7 @@ sim_net_rcv_arrive(struct sim *sim, struct sim_pkt *pkt)
                   pkt->conn, pkt->seq, pkt->ack, pkt->len,
                   sim_flags_str(pkt->flags));
     }
-    if (sim->cfg.mode == SIM_MODE_PAC && ok) {
+    if (sim->cfg.mode != SIM_MODE_OFF && ok) {
         pac_rx(sim->pac, &seg, sim_now_us(sim), sim_net_pac_emit, sim);
         sim_net_pac_trace(sim, "rx", pkt->conn);
         sim_net_pac_schedule(sim);

@@ -66,7 +66,8 @@
 const char *
 sim_mode_name(enum sim_mode mode)
 {
-    return mode == SIM_MODE_PAC ? "pac" : "off";
+    return (mode == SIM_MODE_PAC ? "pac"
+            : mode == SIM_MODE_RWND ? "rwnd" : "off");
 }
 
 const char *
@@ -527,11 +528,13 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
     }
 
     int error = 0;
-    if (cfg->mode == SIM_MODE_PAC) {
+    if (cfg->mode != SIM_MODE_OFF) {
         struct pac_config pc;
         char err[256];
 
         pac_config_init(&pc);
+        pc.policy = (cfg->mode == SIM_MODE_RWND ? PAC_POLICY_RWND
+                     : PAC_POLICY_PAC);
         pc.hash_seed = 0x5ac0ffee;  /* The same table layout every run. */
         pc.threshold = cfg->threshold ? cfg->threshold : cfg->buffer_bytes;
         pc.clamp_window = cfg->clamp_window;
@@ -628,7 +631,7 @@ sim_print_details(FILE *out, const struct sim_config *cfg,
             res->synack_timeouts, res->handshake_timeouts, res->rcv_timeouts,
             res->retransmits, res->fast_retransmits, res->rtt_p50_us,
             res->rtt_p99_us);
-    if (cfg->mode == SIM_MODE_PAC) {
+    if (cfg->mode != SIM_MODE_OFF) {
         fprintf(out, "  pac: passed=%" PRIu64 " held=%" PRIu64
                 " released=%" PRIu64 " stale_drops=%" PRIu64
                 " max_held=%u max_hold_ms=%.3f left_held=%" PRIu64 "\n",

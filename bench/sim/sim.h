@@ -27,6 +27,8 @@
 enum sim_mode {
     SIM_MODE_OFF,               /* No PAC: segments go straight out. */
     SIM_MODE_PAC,               /* libpac on the receiver's port. */
+    SIM_MODE_RWND,              /* libpac's receiver-window policy there
+                                 * (pac_config.policy PAC_POLICY_RWND). */
 };
 
 enum sim_workload {
