@@ -285,7 +285,9 @@ run_phase(uint64_t deadline, const char *what)
 }
 
 /* Asks every server for its sender-side counters (on its first live
- * connection).  Fills 'st' (one per server); returns false on failure. */
+ * connection).  Fills 'st' (one per server); returns false on failure, or
+ * if a server has no live connection left (after reading the answers of
+ * those asked). */
 static bool
 query_stats(struct incast_stats *st, uint64_t timeout_ns)
 {
@@ -300,6 +302,11 @@ query_stats(struct incast_stats *st, uint64_t timeout_ns)
                 break;
             }
         }
+        if (i == cli.n_conns) {
+            /* Every connection to it failed: its counters are unknown. */
+            run_phase(now_ns() + timeout_ns, "sender stats");
+            return false;
+        }
     }
     if (!run_phase(now_ns() + timeout_ns, "sender stats")) {
         return false;
@@ -311,23 +318,6 @@ query_stats(struct incast_stats *st, uint64_t timeout_ns)
         if (c->mode == C_STATS && !c->dead) {
             stats_decode(c->stats_buf, &st[c->server]);
             c->mode = C_IDLE;
-        }
-    }
-    return true;
-}
-
-/* Whether every server has a connection that has not failed. */
-static bool
-all_servers_live(void)
-{
-    for (int s = 0; s < cli.n_servers; s++) {
-        bool live = false;
-
-        for (int i = 0; i < cli.n_conns && !live; i++) {
-            live = cli.conns[i].server == s && !cli.conns[i].dead;
-        }
-        if (!live) {
-            return false;
         }
     }
     return true;
@@ -1361,11 +1351,10 @@ client_main(int argc, char *argv[])
         r_done++;
 
         rec->rtos = -1;
-        /* After a failed round too, as long as every server has a live
-         * (idle) connection to ask: the failed ones were closed, and a
-         * collapse's sender RTOs are its figures. */
-        if (all_servers_live()
-            && query_stats(st_cur, timeout_ms * 1000000ULL)) {
+        /* After a failed round too, over the live (idle) connections:
+         * the failed ones were closed, and a collapse's sender RTOs are
+         * its figures.  query_stats() fails if a server has none left. */
+        if (query_stats(st_cur, timeout_ms * 1000000ULL)) {
             stats_delta(st_prev, st_cur, &rec->rtos, &rec->retrans);
             memcpy(st_prev, st_cur, cli.n_servers * sizeof *st_cur);
             total_rtos += rec->rtos;
