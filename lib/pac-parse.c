@@ -166,6 +166,7 @@ parse_tcp_options(const uint8_t *opt, size_t len, struct pac_segment *seg)
         case TCPOPT_TIMESTAMP:
             if (olen == 10) {
                 seg->has_timestamp = true;
+                seg->ts_offset = (uint8_t) (TCP_HDR_LEN + i + 2);
                 seg->tsval = get_be32(o + 2);
                 seg->tsecr = get_be32(o + 6);
             }

@@ -61,6 +61,8 @@ struct pac_segment {
     bool has_wscale;
     bool sack_permitted;
     bool has_timestamp;
+    uint8_t ts_offset;          /* Of the timestamp value, from the TCP
+                                 * header, if 'has_timestamp'. */
     uint32_t tsval;
     uint32_t tsecr;
     uint32_t payload_len;       /* TCP payload bytes, from the IP length. */

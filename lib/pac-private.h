@@ -303,13 +303,16 @@ enum pac_class {
 #define PAC_H_ECE   0x01        /* The segment carried ECE. */
 #define PAC_H_PURE  0x02        /* Pure ACK: no payload, SYN, FIN or RST. */
 #define PAC_H_SYN   0x04        /* The receiver's SYN. */
+#define PAC_H_WAITING 0x08      /* Data behind its flow's head, on the
+                                 * waiting list (pac-queue.c). */
+#define PAC_H_COPIED  0x10      /* A copy of it went (request_copy_us). */
 
 /* One held packet. */
 struct pac_held {
     void *pkt;                  /* The caller's packet. */
     uint32_t flow_next;         /* Next held packet of the same flow. */
-    uint32_t age_prev;          /* Age FIFO of the class (heads only). */
-    uint32_t age_next;
+    uint32_t age_prev;          /* Age FIFO of the class (heads), or */
+    uint32_t age_next;          /* the waiting list (PAC_H_WAITING). */
     uint32_t flow;              /* Index of the flow. */
     uint32_t enq_time;          /* When it was queued. */
     uint32_t head_since;        /* When it became its flow's head: its hold
@@ -345,6 +348,10 @@ struct pac {
     /* The last window trigger of its age FIFO that pac_copy_requests() has
      * looked at (those before it were looked at too), or PAC_NONE. */
     uint32_t copy_last;
+    /* Held segments with data that are not their flow's head and have no
+     * copy yet, oldest first, through age_prev/age_next (pac-queue.c). */
+    uint32_t wait_head;
+    uint32_t wait_tail;
     pac_copy_cb *copy_cb;       /* pac_set_copy_cb(). */
     uint32_t rr_cursor[PAC_MAX_LEVELS];     /* Next flow to serve. */
     uint32_t rr_n_flows[PAC_MAX_LEVELS];    /* Flows on each ring. */
@@ -543,6 +550,7 @@ void pac_queue_free(struct pac *);
 uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
                         const struct pac_held *);
 uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
+void pac_queue_unwait(struct pac *, uint32_t h);
 void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
                       uint32_t h);
 void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);

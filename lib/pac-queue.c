@@ -9,7 +9,12 @@
  *     (age_prev/age_next), ordered by when it became head: the FIFO's first
  *     packet reaches its hold bound first.  A hold bound thus limits how
  *     long a flow waits for its next packet to go out, which is what a
- *     peer's retransmission timer measures;
+ *     peer's retransmission timer measures.  A packet that carries the
+ *     receiver's data and is not its flow's head is on the waiting list
+ *     instead (the same links), in the order it came, until it is copied
+ *     (request_copy_us, pac-sched.c) or becomes the head: what the
+ *     receiver's own retransmission timer measures is its time since it
+ *     came;
  *   - implicitly, its flow's MLFQ level: a flow with held packets is on the
  *     round-robin ring of its level, and the scheduler serves the head packet
  *     of the ring's current flow, one packet per turn.
@@ -40,6 +45,7 @@ pac_queue_init(struct pac *pac)
         pac->age_head[c] = pac->age_tail[c] = PAC_NONE;
     }
     pac->copy_last = PAC_NONE;
+    pac->wait_head = pac->wait_tail = PAC_NONE;
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->rr_cursor[l] = PAC_NONE;
         pac->rr_n_flows[l] = 0;
@@ -139,6 +145,46 @@ age_unlink(struct pac *pac, uint32_t h)
     }
 }
 
+/* Puts held packet 'h', data behind its flow's head, at the tail of the
+ * waiting list. */
+static void
+wait_append(struct pac *pac, uint32_t h)
+{
+    struct pac_held *p = &pac->held[h];
+
+    p->flags |= PAC_H_WAITING;
+    p->age_next = PAC_NONE;
+    p->age_prev = pac->wait_tail;
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = h;
+    } else {
+        pac->wait_head = h;
+    }
+    pac->wait_tail = h;
+}
+
+/* Takes held packet 'h' off the waiting list, if it is on it. */
+void
+pac_queue_unwait(struct pac *pac, uint32_t h)
+{
+    struct pac_held *p = &pac->held[h];
+
+    if (!(p->flags & PAC_H_WAITING)) {
+        return;
+    }
+    p->flags &= ~PAC_H_WAITING;
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = p->age_next;
+    } else {
+        pac->wait_head = p->age_next;
+    }
+    if (p->age_next != PAC_NONE) {
+        pac->held[p->age_next].age_prev = p->age_prev;
+    } else {
+        pac->wait_tail = p->age_prev;
+    }
+}
+
 /* Makes held packet 'h' its flow's head: its hold clock starts now and it
  * joins the tail of its class's age FIFO. */
 static void
@@ -147,6 +193,7 @@ age_append_head(struct pac *pac, uint32_t h)
     struct pac_held *p = &pac->held[h];
     enum pac_class class = pac_held_class(p);
 
+    pac_queue_unwait(pac, h);
     p->head_since = (uint32_t) pac->now;
     p->age_next = PAC_NONE;
     p->age_prev = pac->age_tail[class];
@@ -199,6 +246,9 @@ pac_queue_push(struct pac *pac, uint32_t flow_idx, void *pkt,
         age_append_head(pac, h);
     } else {
         pac->held[f->held_tail].flow_next = h;
+        if (p->payload_len) {
+            wait_append(pac, h);
+        }
     }
     f->held_tail = h;
     f->n_held++;
@@ -231,6 +281,7 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
         }
     } else {
         pac->held[prev].flow_next = p->flow_next;
+        pac_queue_unwait(pac, h);
     }
     if (f->held_tail == h) {
         f->held_tail = prev;

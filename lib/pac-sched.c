@@ -15,7 +15,10 @@
  * Eligibility has one definition: a head's keys (pac_head_keys()) matched
  * against the instance's totals (eligible_query()).  Heads past their hold
  * bound go out of turn (pac_release_expired()), and at the held-packet cap
- * the head that has waited longest goes (pac_release_oldest()). */
+ * the head that has waited longest goes (pac_release_oldest()).  Held data
+ * of the receiver that waits request_copy_us also goes out as a copy
+ * (pac_copy_requests()), so that the receiver's own timer does not run
+ * out. */
 
 #include "pac-private.h"
 
@@ -422,7 +425,7 @@ pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
     }
 }
 
-/* Zero-window copies of waiting requests (request_copy_us). */
+/* Copies of held data (request_copy_us). */
 
 /* The oldest window trigger of the age FIFO that pac_copy_requests() has
  * not looked at yet, or PAC_NONE. */
@@ -444,54 +447,161 @@ copy_due(const struct pac *pac, uint32_t h)
                >= pac->cfg.request_copy_us);
 }
 
-/* Sends, through the copy callback, a zero-window copy of each request
- * that has waited request_copy_us as its flow's head.  The peer
- * acknowledges the copy, so the receiver's retransmission timer stops
- * while the request waits its turn, and may not answer it: the held
- * request, which carries the receiver's window, opens the window when it
- * goes.  The peer's ACK is a frame toward the receiver like any other, so
- * a copy goes only when that frame fits: in a large incast the copies of
- * a thousand requests due at once would otherwise put a thousand ACKs into
- * a buffer full of answers.  The age FIFO is in the order in which heads
- * started to wait, so the walk goes on from where it stopped, and looks
- * at each head once.  SYN-ACKs get no copy: a second SYN-ACK does not
- * open a window. */
-void
-pac_copy_requests(struct pac *pac, void *aux)
+/* Whether 'h', the oldest segment of the waiting list, is due for a
+ * copy. */
+static bool
+wait_due(const struct pac *pac, uint32_t h)
+{
+    return (h != PAC_NONE
+            && pac_elapsed32(pac->now, pac->held[h].enq_time)
+               >= pac->cfg.request_copy_us);
+}
+
+/* Counts the peer's ACK of a copy as a frame toward the receiver and asks
+ * the caller to send the copy of 'h'.  Returns false, sending nothing, if
+ * that frame does not fit. */
+static bool
+send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
+          void *aux)
+{
+    if (!pac_fits(pac, PAC_ACK_FRAME)) {
+        return false;
+    }
+    pac->in_flight += PAC_ACK_FRAME;
+    pac->unattributed += PAC_ACK_FRAME;
+    pac->stats.request_copies++;
+    pac->held[h].flags |= PAC_H_COPIED;
+    pac->copy_cb(aux, pac->held[h].pkt, how);
+    return true;
+}
+
+/* Sends a zero-window copy of each request that has waited
+ * request_copy_us as its flow's head, and returns false if one that is due
+ * had to wait for room.  The peer acknowledges the copy, so the
+ * receiver's retransmission timer stops while the request waits its
+ * turn, and may not answer it: the held request, which carries the
+ * receiver's window, opens the window when it goes.  The age FIFO is in
+ * the order in which heads started to wait, so the walk goes on from where
+ * it stopped, and looks at each head once.  SYN-ACKs get no copy: a second
+ * SYN-ACK does not open a window; nor does a request copied while it
+ * waited behind other segments (copy_waiting()). */
+static bool
+copy_heads(struct pac *pac, void *aux)
 {
     uint32_t h;
 
-    if (!pac->copy_cb || !pac->cfg.request_copy_us) {
-        return;
-    }
     while (copy_due(pac, h = copy_next(pac))) {
-        if (pac->held[h].kind == PAC_K_REQUEST) {
-            if (!pac_fits(pac, PAC_ACK_FRAME)) {
-                return;
+        const struct pac_held *p = &pac->held[h];
+
+        if (p->kind == PAC_K_REQUEST && !(p->flags & PAC_H_COPIED)) {
+            struct pac_copy how = { .ack = p->ack, .window = 0 };
+
+            if (!send_copy(pac, h, &how, aux)) {
+                return false;
             }
-            pac->in_flight += PAC_ACK_FRAME;
-            pac->unattributed += PAC_ACK_FRAME;
-            pac->stats.request_copies++;
-            pac->copy_cb(aux, pac->held[h].pkt);
         }
         pac->copy_last = h;
     }
+    return true;
 }
 
-/* Returns when the next request copy is due, or UINT64_MAX: none is
- * waiting, or the one that is due waits for its ACK to fit, that is, for
- * data. */
+/* The raw window field that, with ACK number 'ack', gives flow 'f's peer
+ * the right edge it already has, or 0 if PAC does not know that edge. */
+static uint16_t
+window_to_edge(const struct pac *pac, const struct pac_flow *f, uint32_t ack)
+{
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+    unsigned int scale = pac_window_scale(pac, f);
+
+    if (!(w->bits & PAC_W_EDGE) || !pac_seq_gt(w->right_edge, ack)) {
+        return 0;
+    }
+    return MIN((w->right_edge - ack) >> scale, UINT16_MAX);
+}
+
+/* Sends a copy of each segment with data that has waited request_copy_us
+ * behind other held segments of its flow (a request sent while an answer
+ * still flows comes as an ACK with data, and waits behind the ACKs that
+ * PAC holds).  It cannot simply go with its ACK number: that acknowledges
+ * what the held ACKs ahead of it acknowledge, and would let the peer send
+ * what PAC holds them to meter.  So the copy takes the ACK number just
+ * below the newest one the peer has been sent, an old ACK, which TCP
+ * ignores (RFC 9293, 3.10.7.4: neither the acknowledgement nor the window
+ * is taken from it) while it takes the segment's data and acknowledges
+ * it; its window, should a stack take it anyway, ends where the peer's
+ * window already ends.  And it takes the timestamp value of its flow's
+ * head, the oldest held: a stack that takes its timestamp as the newest
+ * (FreeBSD does whatever the ACK number) would otherwise drop the held
+ * ACKs ahead of it as older (PAWS, RFC 7323).  A flow that has not sent an
+ * ACK yet gets no copy. */
+static void
+copy_waiting(struct pac *pac, void *aux)
+{
+    uint32_t h;
+
+    while (wait_due(pac, h = pac->wait_head)) {
+        const struct pac_flow *f = &pac->flows[pac->held[h].flow];
+
+        if (f->flags & PAC_F_ACK_BASE) {
+            struct pac_copy how;
+
+            how.ack = f->last_ack - 1;
+            how.window = window_to_edge(pac, f, how.ack);
+            how.tsval_from = pac->held[f->held_head].pkt;
+            if (!send_copy(pac, h, &how, aux)) {
+                return;
+            }
+            /* The peer has its data now, and answers it with the room
+             * that the ACKs ahead of it give: when it goes, it is one of
+             * them.  A request's trigger would count a new answer's
+             * window on top of the answer under way, and take back what
+             * that one still owes. */
+            pac->held[h].kind = PAC_K_ACK;
+        }
+        pac_queue_unwait(pac, h);
+    }
+}
+
+/* Sends the copies of held data that are due (request_copy_us): requests
+ * at their flow's head first, then data queued behind other segments.
+ * The peer's ACK of a copy is a frame toward the receiver like any other,
+ * so a copy goes only when that frame fits: in a large incast the copies
+ * of a thousand requests due at once would otherwise put a thousand ACKs
+ * into a buffer full of answers. */
+void
+pac_copy_requests(struct pac *pac, void *aux)
+{
+    if (!pac->copy_cb || !pac->cfg.request_copy_us) {
+        return;
+    }
+    if (copy_heads(pac, aux)) {
+        copy_waiting(pac, aux);
+    }
+}
+
+/* Returns when the next copy is due, or UINT64_MAX: none is waiting, or
+ * the ones that are due wait for their ACKs to fit, that is, for data. */
 uint64_t
 pac_copy_deadline(const struct pac *pac)
 {
-    uint32_t h = copy_next(pac);
+    uint64_t next = UINT64_MAX;
+    uint32_t h;
 
-    if (!pac->copy_cb || !pac->cfg.request_copy_us || h == PAC_NONE
-        || copy_due(pac, h)) {
+    if (!pac->copy_cb || !pac->cfg.request_copy_us) {
         return UINT64_MAX;
     }
-    return pac->now + (pac->cfg.request_copy_us
-                       - pac_elapsed32(pac->now, pac->held[h].head_since));
+    h = copy_next(pac);
+    if (h != PAC_NONE && !copy_due(pac, h)) {
+        next = pac->now + (pac->cfg.request_copy_us
+                           - pac_elapsed32(pac->now, pac->held[h].head_since));
+    }
+    h = pac->wait_head;
+    if (h != PAC_NONE && !wait_due(pac, h)) {
+        next = MIN(next, pac->now
+                         + (pac->cfg.request_copy_us
+                            - pac_elapsed32(pac->now, pac->held[h].enq_time)));
+    }
+    return next;
 }
 
 /* Returns when the next held head reaches its hold bound (now, if one has

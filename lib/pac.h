@@ -93,14 +93,17 @@ struct pac_config {
      * the earlier answers have drained.  [1000000] */
     uint32_t max_hold_trigger_us;
 
-    /* Time after which a request held at its flow's head also goes out at
-     * once as a copy with a closed (zero) window, in microseconds; 0 turns
-     * it off.  The peer acknowledges the copy, which stops the receiver's
-     * retransmission timer, but may not answer; the held request, the same
-     * bytes with the receiver's window, opens the window at its turn.  So
-     * a request may wait its turn longer than the receiver's RTO (200 ms
-     * minimum on Linux) without timing the receiver out.  Needs a caller
-     * that copies packets (pac_set_copy_cb()).  [50000] */
+    /* Time after which a held segment carrying the receiver's data also
+     * goes out at once as a copy, in microseconds; 0 turns it off.  The
+     * peer acknowledges the copy, which stops the receiver's
+     * retransmission timer, and the held segment still goes at its turn.
+     * A request at its flow's head is copied with a closed (zero) window,
+     * so the peer may not answer yet; data queued behind other held
+     * segments of its flow is copied with an old ACK number, which gives
+     * the peer nothing to send (docs/libpac.md).  So data may wait its
+     * turn longer than the receiver's RTO (200 ms minimum on Linux)
+     * without timing the receiver out.  Needs a caller that copies packets
+     * (pac_set_copy_cb()).  [50000] */
     uint32_t request_copy_us;
 
     /* Flow table capacity.  [16384] */
@@ -262,13 +265,24 @@ enum pac_emit {
 
 typedef void pac_emit_cb(void *aux, void *pkt, enum pac_emit emit);
 
-/* Sends a copy of held packet 'pkt' now, its TCP window field set to 0 and
- * its checksum updated to match; 'pkt' stays held.  'aux' is the one given
- * to the call during which PAC asks (pac_run()). */
-typedef void pac_copy_cb(void *aux, void *pkt);
+/* What a copy of a held packet changes in it (pac_copy_cb). */
+struct pac_copy {
+    uint32_t ack;               /* ACK number to write. */
+    uint16_t window;            /* Raw window field to write. */
+    const void *tsval_from;     /* A held packet whose TCP timestamp value
+                                 * the copy takes (if both carry the
+                                 * option), or NULL: the copy keeps its
+                                 * own. */
+};
 
-/* Lets PAC send zero-window copies of long-held requests through 'copy'
- * (see request_copy_us); NULL, the default, turns that off. */
+/* Sends a copy of held packet 'pkt' now, with the ACK number, window and
+ * timestamp value that 'copy' gives and its checksum updated to match;
+ * 'pkt' stays held.  'aux' is the one given to the call during which PAC
+ * asks (pac_run(), pac_batch_end()). */
+typedef void pac_copy_cb(void *aux, void *pkt, const struct pac_copy *copy);
+
+/* Lets PAC send copies of long-held data segments through 'copy' (see
+ * request_copy_us); NULL, the default, turns that off. */
 void pac_set_copy_cb(struct pac *pac, pac_copy_cb *copy);
 
 /* Releases every held packet (in per-flow order) through 'emit', then frees
@@ -387,8 +401,10 @@ struct pac_stats {
     uint64_t stale_events;          /* Stale-ACK detections. */
     uint64_t corrections;           /* Deviation corrections (eq. 6). */
     uint64_t silence_resets;        /* In-flight reset after silence. */
-    uint64_t request_copies;        /* Zero-window copies of held requests
-                                     * sent (request_copy_us). */
+    uint64_t request_copies;        /* Copies of held data segments sent
+                                     * (request_copy_us): of requests at
+                                     * their flow's head, and of data
+                                     * queued behind held segments. */
     uint64_t dry_reclaims;          /* Flows that left triggered data
                                      * unsent (answer complete). */
     uint64_t dry_bytes;             /* In-flight bytes so reclaimed. */

@@ -33,9 +33,10 @@
  *     a released packet is its connection's oldest held one, a passed one's
  *     connection holds nothing (bursts included), and only a pure ACK
  *     superseded by a newer held pure ACK is dropped as stale;
- *   - a zero-window copy (request_copy_us, pac_set_copy_cb()) is of a
- *     held packet at its connection's head, with payload, at most once,
- *     and only when it fits, like a release in turn;
+ *   - a copy (request_copy_us, pac_set_copy_cb()) is of a held packet
+ *     with payload, at most once, and only when it fits, like a release in
+ *     turn; at its connection's head with a zero window, its own ACK
+ *     number and timestamp, behind it with the head's timestamp;
  *   - held packets within max_held (libpac caps them by count only: there
  *     is no byte cap to check), the per-level and per-flow counts
  *     (pac_dump_flows()) equal to the packets held, the flow table within
@@ -479,17 +480,24 @@ conn_held_remove(struct fz_conn *c, int pos)
 /* A zero-window copy of a held request (request_copy_us): of a packet
  * held at its connection's head, with payload, once. */
 static void
-fz_copy(void *aux, void *pkt_)
+fz_copy(void *aux, void *pkt_, const struct pac_copy *how)
 {
     int pkt = (int) ((struct fz_pkt *) pkt_ - fz.pkts);
+    const struct fz_conn *c;
     struct fz_pkt *p;
 
     FUZZ_ASSERT(aux == &fz, -1);
     FUZZ_ASSERT(pkt >= 0 && pkt < fz.n_pkts, pkt);
     p = &fz.pkts[pkt];
     FUZZ_ASSERT(p->state == PS_HELD, pkt);
-    FUZZ_ASSERT(fz.conns[p->conn].n_held
-                && fz.conns[p->conn].held[0] == pkt, pkt);
+    c = &fz.conns[p->conn];
+    FUZZ_ASSERT(c->n_held, pkt);
+    if (c->held[0] == pkt) {
+        FUZZ_ASSERT(!how->window && how->ack == p->ack && !how->tsval_from,
+                    pkt);
+    } else {
+        FUZZ_ASSERT(how->tsval_from == &fz.pkts[c->held[0]], pkt);
+    }
     FUZZ_ASSERT(p->len > 0, pkt);
     FUZZ_ASSERT(!p->copied, pkt);
     p->copied = true;

@@ -1,11 +1,12 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Unit tests of the zero-window copies of held requests (request_copy_us,
+/* Unit tests of the copies of held data (request_copy_us,
  * pac_set_copy_cb()): a request that waits its turn longer than the
  * receiver's retransmission timer allows goes out at once as a copy whose
  * window is closed, while the request itself stays held and opens the
- * window at its turn.  The tests check when a copy goes (not before
+ * window at its turn; data waiting behind held ACKs goes as a copy with an
+ * old ACK number.  The tests check when a copy goes (not before
  * request_copy_us, only when the peer's ACK of it fits), that each request
  * is copied once, that the request still comes back, and that nothing is
  * copied without a callback or with the knob at 0. */
@@ -20,12 +21,15 @@
 static int copies[N_PKTS];
 static size_t n_copies;
 
+static struct pac_copy copy_how[N_PKTS];
+
 static void
-rec_copy(void *aux, void *pkt)
+rec_copy(void *aux, void *pkt, const struct pac_copy *how)
 {
     (void) aux;
     if (n_copies < N_PKTS) {
         copies[n_copies] = pkt_index(pkt);
+        copy_how[n_copies] = *how;
     }
     n_copies++;
 }
@@ -157,6 +161,99 @@ test_copy_wakeup(void)
     end_pac();
 }
 
+/* Data that waits behind held ACKs of its flow (a request sent while the
+ * answer before it still flows): after request_copy_us from its arrival
+ * it goes as a copy that gives the peer nothing more to send: an ACK
+ * number below the newest one sent (an old ACK, whose window TCP does not
+ * take) and, if its window were taken, no edge beyond the one the peer
+ * has, with the timestamp of the flow's oldest held segment.  The held
+ * segments then go in order, and none is copied again. */
+static void
+test_copy_of_data_behind_held_acks(void)
+{
+    struct pac_segment req = tx_seg(0, 1, 100, ACK);
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    uint32_t sent_edge;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    cfg.request_copy_us = COPY_US;
+    cfg.max_hold_us = 10 * COPY_US;     /* Only the copy is under test. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    n_copies = 0;
+    pac_set_copy_cb(pac, rec_copy);
+
+    /* Flow 0's request goes and puts its window in flight. */
+    rx(pac, AT(0), 0, 1, 0, ACK, PAC_ECN_ECT0);
+    PAC_CHECK_EQ(pac_tx(pac, &req, P(0), AT(0), rec_emit, NULL), PAC_PASS);
+    sent_edge = 1 + req.window;
+
+    /* Four segments of the answer arrive; the VM's ACK of two of them
+     * does not fit and is held; then the VM sends data (acknowledging the
+     * same), which waits behind that ACK. */
+    rx_data(pac, AT(10), 0, 1, 4 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 0, 1 + 2 * MSS, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(30), 0, 1 + 2 * MSS, 100, ACK, 2));
+
+    run(pac, AT(30 + COPY_US - 1));
+    PAC_CHECK_EQ(n_copies, 0);
+    PAC_CHECK(pac_next_wakeup(pac) <= AT(30 + COPY_US));
+    run(pac, AT(30 + COPY_US));
+    PAC_CHECK_EQ(n_copies, 1);
+    PAC_CHECK_EQ(copies[0], 2);
+    PAC_CHECK_EQ(get_stats(pac).request_copies, 1);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.last_ack, 1);
+    PAC_CHECK_EQ(copy_how[0].ack, 0);
+    PAC_CHECK(copy_how[0].ack + copy_how[0].window <= sent_edge);
+    PAC_CHECK(copy_how[0].tsval_from == P(1));
+    CHECK_N_EMITTED(0);
+    PAC_CHECK_EQ(get_stats(pac).held, 2);
+
+    /* The answer drains: the ACK and then the data go, in order, and the
+     * data, now its flow's head, gets no second copy. */
+    rx_data(pac, AT(2 * COPY_US), 0, 1 + 4 * MSS, IW - 4 * MSS);
+    run(pac, AT(4 * COPY_US));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(0, 1);
+    CHECK_RELEASED(1, 2);
+    PAC_CHECK_EQ(n_copies, 1);
+    end_pac();
+}
+
+/* Data that reaches its flow's head before request_copy_us gets no copy
+ * from the waiting list; at the head, only a request is copied. */
+static void
+test_no_copy_of_data_that_reached_the_head(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    cfg.request_copy_us = COPY_US;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    n_copies = 0;
+    pac_set_copy_cb(pac, rec_copy);
+
+    CHECK_PASS(request(pac, AT(0), 0, 1, 0));
+    rx_data(pac, AT(10), 0, 1, 3 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 0, 1 + 2 * MSS, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(30), 0, 1 + 2 * MSS, 100, ACK, 2));
+
+    /* max_hold_us (20 ms) lets the ACK go: the data is the head now. */
+    run(pac, AT(cfg.max_hold_us + 20));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    run(pac, AT(2 * COPY_US));
+    PAC_CHECK_EQ(n_copies, 0);
+    end_pac();
+}
+
 int
 main(void)
 {
@@ -164,6 +261,8 @@ main(void)
     PAC_RUN_TEST(test_no_copy_when_released_early);
     PAC_RUN_TEST(test_no_copy_when_off);
     PAC_RUN_TEST(test_copy_wakeup);
+    PAC_RUN_TEST(test_copy_of_data_behind_held_acks);
+    PAC_RUN_TEST(test_no_copy_of_data_that_reached_the_head);
     drop_pac();
     PAC_TEST_MAIN_END;
 }

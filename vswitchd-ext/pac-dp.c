@@ -525,7 +525,7 @@ pac_dp_instance_free(struct pac_dp_instance *inst)
     free(inst);
 }
 
-static void pac_dp_copy(void *ctx_, void *pkt);
+static void pac_dp_copy(void *ctx_, void *pkt, const struct pac_copy *);
 
 static struct pac_dp_instance *
 pac_dp_instance_create(uint32_t id, const struct pac_config *config,
@@ -735,12 +735,37 @@ pac_dp_write_window(struct dp_packet *packet, const struct pac_segment *seg)
     }
 }
 
-/* libpac asks for a copy of a held request with its window closed (see
- * request-copy-us): the copy joins the packets to send, with the request's
- * actions, and the request stays held.  One allocation per request that
- * waits that long, none on the per-packet path. */
+/* Writes 32-bit 'value' at 'offset' bytes into the TCP header of
+ * 'packet', which pac_dp_parse() parsed into 'seg', and updates the
+ * checksum as pac_dp_write_window() does.  'offset' is a multiple of 2
+ * (the ACK number's, or a timestamp's after the options' usual NOPs), as
+ * the incremental update needs; pac_dp_copy() checks a timestamp's. */
 static void
-pac_dp_copy(void *ctx_, void *pkt)
+pac_dp_write_be32(struct dp_packet *packet, const struct pac_segment *seg,
+                  size_t offset, uint32_t value)
+{
+    uint8_t *base = dp_packet_l3(packet);
+    struct tcp_header *tcp;
+    ovs_be32 old, new = htonl(value);
+
+    if (!base) {
+        base = dp_packet_data(packet);
+    }
+    tcp = ALIGNED_CAST(struct tcp_header *, base + seg->l4_offset);
+    memcpy(&old, (uint8_t *) tcp + offset, sizeof old);
+    memcpy((uint8_t *) tcp + offset, &new, sizeof new);
+    if (!dp_packet_hwol_tx_l4_checksum(packet)) {
+        tcp->tcp_csum = recalc_csum32(tcp->tcp_csum, old, new);
+    }
+}
+
+/* libpac asks for a copy of held data (see request-copy-us), with the ACK
+ * number, window and timestamp value it gives in 'how': the copy joins
+ * the packets to send, with the held packet's actions, and the held packet
+ * stays held.  One allocation per segment that waits that long, none on
+ * the per-packet path. */
+static void
+pac_dp_copy(void *ctx_, void *pkt, const struct pac_copy *how)
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     struct pac_dp_emit_ctx *ctx = ctx_;
@@ -753,8 +778,19 @@ pac_dp_copy(void *ctx_, void *pkt)
         dp_packet_delete(copy);
         return;
     }
-    seg.window = 0;
+    pac_dp_write_be32(copy, &seg, offsetof(struct tcp_header, tcp_ack),
+                      how->ack);
+    seg.window = how->window;
     pac_dp_write_window(copy, &seg);
+    if (how->tsval_from && seg.has_timestamp && !(seg.ts_offset % 2)) {
+        const struct pac_dp_slot *from = how->tsval_from;
+        struct pac_segment from_seg;
+
+        if (pac_dp_parse(from->packet, &from_seg) == PAC_PARSE_OK
+            && from_seg.has_timestamp) {
+            pac_dp_write_be32(copy, &seg, seg.ts_offset, from_seg.tsval);
+        }
+    }
     COVERAGE_INC(pac_dp_request_copy);
     atomic_count_inc(&slot->actions->refs);
     pac_dp_out_add(ctx->out, copy,

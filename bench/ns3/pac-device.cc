@@ -161,16 +161,56 @@ PacDevice::Emit(void *aux, void *pkt, enum pac_emit emit)
     delete held;
 }
 
-/* A zero-window copy of a long-held request (pac_config.request_copy_us):
- * it stops the receiver's retransmission timer while the request waits. */
+/* Writes the ACK number, window and timestamp value that libpac chose for
+ * a copy into 'packet' (IPv4 + TCP). */
 void
-PacDevice::Copy(void *aux, void *pkt)
+PacDevice::SetCopyFields(Ptr<Packet> packet, const struct pac_copy *how)
+{
+    Ipv4Header ip;
+    TcpHeader tcp;
+
+    packet->RemoveHeader(ip);
+    packet->RemoveHeader(tcp);
+    tcp.SetAckNumber(SequenceNumber32(how->ack));
+    tcp.SetWindowSize(how->window);
+    if (how->tsval_from && tcp.HasOption(TcpOption::TS)) {
+        const HeldPacket *from = static_cast<const HeldPacket *>(
+            how->tsval_from);
+        Ptr<Packet> from_copy = from->packet->Copy();
+        Ipv4Header from_ip;
+        TcpHeader from_tcp;
+
+        from_copy->RemoveHeader(from_ip);
+        from_copy->RemoveHeader(from_tcp);
+        if (from_tcp.HasOption(TcpOption::TS)) {
+            /* The header was just deserialised: its option objects are
+             * this function's own. */
+            Ptr<TcpOptionTS> ts = DynamicCast<TcpOptionTS>(
+                ConstCast<TcpOption>(tcp.GetOption(TcpOption::TS)));
+            Ptr<const TcpOptionTS> from_ts = DynamicCast<const TcpOptionTS>(
+                from_tcp.GetOption(TcpOption::TS));
+
+            ts->SetTimestamp(from_ts->GetTimestamp());
+        }
+    }
+    packet->AddHeader(tcp);
+    packet->AddHeader(ip);
+}
+
+/* A copy of held data (pac_config.request_copy_us): it stops the
+ * receiver's retransmission timer while the data waits its turn.  ns-3
+ * 3.37 drops the data of a segment whose ACK number is old
+ * (TcpSocketBase::ProcessEstablished(), unlike RFC 9293 and Linux), so
+ * there the copies of data queued behind held ACKs, which carry an old
+ * ACK number, stop no timer. */
+void
+PacDevice::Copy(void *aux, void *pkt, const struct pac_copy *how)
 {
     PacDevice *dev = static_cast<PacDevice *>(aux);
     const HeldPacket *held = static_cast<const HeldPacket *>(pkt);
     Ptr<Packet> copy = held->packet->Copy();
 
-    SetWindow(copy, 0);
+    SetCopyFields(copy, how);
     dev->request_copies++;
     dev->PointToPointNetDevice::Send(copy, held->dest, held->protocol);
 }

@@ -62,9 +62,10 @@ public:
 
 private:
     static void Emit(void *aux, void *pkt, enum pac_emit emit);
-    static void Copy(void *aux, void *pkt);
+    static void Copy(void *aux, void *pkt, const struct pac_copy *how);
     bool Parse(Ptr<const Packet> packet, pac_segment *seg);
     static void SetWindow(Ptr<Packet> packet, uint16_t window);
+    static void SetCopyFields(Ptr<Packet> packet, const struct pac_copy *how);
     static Ptr<Packet> WithMssOption(Ptr<const Packet> packet,
                                      uint16_t mss);
     bool FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,

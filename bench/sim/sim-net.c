@@ -192,17 +192,18 @@ sim_net_pac_emit(void *aux, void *pkt_, enum pac_emit emit)
     }
 }
 
-/* libpac asks for a zero-window copy of held packet 'pkt_' (a request that
- * has waited request_copy_us): it goes toward the sender now, as the
- * datapath sends it. */
+/* libpac asks for a copy of held packet 'pkt_' (data that has waited
+ * request_copy_us), with the ACK number, window and timestamp 'how' gives:
+ * it goes toward the sender now, as the datapath sends it. */
 void
-sim_net_pac_copy(void *aux, void *pkt_)
+sim_net_pac_copy(void *aux, void *pkt_, const struct pac_copy *how)
 {
     struct sim *sim = aux;
     const struct sim_pkt *pkt = pkt_;
+    const struct sim_pkt *ts_from = how->tsval_from;
     struct sim_pkt *copy;
 
-    if (!pkt || !pkt->held) {
+    if (!pkt || !pkt->held || (ts_from && !ts_from->held)) {
         sim->res->pac_bad_emits++;
         return;
     }
@@ -210,7 +211,11 @@ sim_net_pac_copy(void *aux, void *pkt_)
     *copy = *pkt;
     copy->next = NULL;
     copy->held = false;
-    copy->window = 0;
+    copy->ack = how->ack;
+    copy->window = how->window;
+    if (ts_from) {
+        copy->tsval = ts_from->tsval;
+    }
     sim->res->pac_request_copies++;
     sim_trace(sim, "pac copy conn=%u seq=%u ack=%u len=%u", copy->conn,
               copy->seq, copy->ack, copy->len);

@@ -273,7 +273,7 @@ void sim_trace(struct sim *, const char *fmt, ...)
 /* sim-pkt.c. */
 struct sim_pkt *sim_pkt_alloc(struct sim *, uint32_t conn, bool to_receiver);
 void sim_pkt_free(struct sim *, struct sim_pkt *);
-void sim_net_pac_copy(void *aux, void *pkt);
+void sim_net_pac_copy(void *aux, void *pkt, const struct pac_copy *);
 void sim_pkt_pool_destroy(struct sim *);
 uint32_t sim_pkt_ip_len(const struct sim_pkt *);
 uint32_t sim_pkt_wire_bytes(const struct sim *, const struct sim_pkt *);
