@@ -522,6 +522,8 @@ uint32_t pac_window_cap(const struct pac *, const struct pac_flow *);
 unsigned int pac_window_scale(const struct pac *, const struct pac_flow *);
 void pac_window_note_wscale(struct pac *, uint32_t flow_idx,
                             const struct pac_segment *, bool vm);
+uint32_t pac_window_room(const struct pac *, const struct pac_flow *,
+                         const struct pac_held *);
 void pac_window_note_edge(struct pac *, const struct pac_flow *,
                           const struct pac_held *);
 void pac_window_note_fill(struct pac *, const struct pac_flow *,

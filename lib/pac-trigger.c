@@ -16,8 +16,9 @@
  *     elicits (pac_ack_frame_bytes()).
  * Triggers other than requests are capped by what is left of an answer of
  * the expected size, the larger of the connection's last two
- * (pac_response_room()).  pac_fits() says whether a trigger fits under the
- * threshold, counting frames, not payload. */
+ * (pac_response_room()), and every trigger by the right edge of the
+ * window the peer will have (pac_window_room()).  pac_fits() says whether
+ * a trigger fits under the threshold, counting frames, not payload. */
 
 #include "pac-private.h"
 
@@ -310,9 +311,11 @@ tcp_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
 
 /* Returns the trigger of segment 'd' of flow 'f' if it were sent now: what
  * TCP lets the peer send (see the top of this file), but no more than what
- * is left of an answer of the expected size.  Without that cap, the ACKs
- * that follow the end of an answer would count as triggers of data that
- * never comes. */
+ * is left of an answer of the expected size, nor than its window lets it
+ * send.  Without the first cap, the ACKs that follow the end of an answer
+ * would count as triggers of data that never comes; without the second,
+ * a request's trigger counted its ACK's bytes on top of a whole window,
+ * and slow-start growth ran past the window's edge. */
 uint32_t
 pac_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
                   const struct pac_held *d)
@@ -322,6 +325,7 @@ pac_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     if (d->kind != PAC_K_REQUEST) {
         trigger = MIN(trigger, pac_response_room(pac, f));
     }
+    trigger = MIN(trigger, pac_window_room(pac, f, d));
     return trigger + pac_ack_frame_bytes(f, d);
 }
 

@@ -115,6 +115,43 @@ pac_window_note_wscale(struct pac *pac, uint32_t flow_idx,
     }
 }
 
+/* The right edge of the window that segment 'd' of flow 'f' gives the
+ * peer. */
+static uint32_t
+edge_of(const struct pac *pac, const struct pac_flow *f,
+        const struct pac_held *d)
+{
+    /* A SYN-ACK's window is never scaled (RFC 7323, 2.2). */
+    unsigned int scale = (d->kind == PAC_K_HANDSHAKE ? 0
+                          : pac_window_scale(pac, f));
+
+    return d->ack + ((uint32_t) d->window << scale);
+}
+
+/* How much more than the flow's triggers already allowed the peer of flow
+ * 'f' may send once segment 'd' reaches it: up to the right edge of its
+ * window then ('d''s own, or a further one that an earlier segment gave),
+ * whatever its congestion window.  UINT32_MAX where PAC does not know the
+ * edges (the clamp is off, or the handshake was not seen). */
+uint32_t
+pac_window_room(const struct pac *pac, const struct pac_flow *f,
+                const struct pac_held *d)
+{
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+    uint32_t edge, base;
+
+    if (!window_clamped(pac, f) || (d->flags & PAC_H_SYN)
+        || !(f->flags & PAC_F_ACK_BASE) || !(f->flags & PAC_F_RCV_BASE)) {
+        return UINT32_MAX;
+    }
+    edge = edge_of(pac, f, d);
+    if ((w->bits & PAC_W_EDGE) && pac_seq_gt(w->right_edge, edge)) {
+        edge = w->right_edge;
+    }
+    base = pac_allowed_end(f);
+    return pac_seq_gt(edge, base) ? edge - base : 0;
+}
+
 /* Notes the right edge of the window that segment 'd' of flow 'f', leaving
  * now, gives the peer. */
 void
@@ -125,10 +162,7 @@ pac_window_note_edge(struct pac *pac, const struct pac_flow *f,
 
     if (window_clamped(pac, f) && !(d->flags & PAC_H_SYN)
         && (f->flags & PAC_F_ACK_BASE)) {
-        /* A SYN-ACK's window is never scaled (RFC 7323, 2.2). */
-        unsigned int scale = (d->kind == PAC_K_HANDSHAKE ? 0
-                              : pac_window_scale(pac, f));
-        uint32_t edge = d->ack + ((uint32_t) d->window << scale);
+        uint32_t edge = edge_of(pac, f, d);
 
         if ((w->bits & PAC_W_EDGE) && edge != w->right_edge) {
             w->old_edges[w->old_edge_pos] = w->right_edge;
