@@ -123,6 +123,41 @@ ring_remove(struct pac *pac, uint32_t idx)
     f->rr_prev = f->rr_next = PAC_NONE;
 }
 
+/* Appends held packet 'h' to the list through age_prev/age_next whose
+ * ends are '*head' and '*tail' (an age FIFO or the waiting list). */
+static void
+link_append(struct pac *pac, uint32_t h, uint32_t *head, uint32_t *tail)
+{
+    struct pac_held *p = &pac->held[h];
+
+    p->age_next = PAC_NONE;
+    p->age_prev = *tail;
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = h;
+    } else {
+        *head = h;
+    }
+    *tail = h;
+}
+
+/* Takes held packet 'h' off the list whose ends are '*head' and '*tail'. */
+static void
+link_remove(struct pac *pac, uint32_t h, uint32_t *head, uint32_t *tail)
+{
+    struct pac_held *p = &pac->held[h];
+
+    if (p->age_prev != PAC_NONE) {
+        pac->held[p->age_prev].age_next = p->age_next;
+    } else {
+        *head = p->age_next;
+    }
+    if (p->age_next != PAC_NONE) {
+        pac->held[p->age_next].age_prev = p->age_prev;
+    } else {
+        *tail = p->age_prev;
+    }
+}
+
 static void
 age_unlink(struct pac *pac, uint32_t h)
 {
@@ -133,16 +168,7 @@ age_unlink(struct pac *pac, uint32_t h)
         /* Everything before it was looked at too. */
         pac->copy_last = p->age_prev;
     }
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = p->age_next;
-    } else {
-        pac->age_head[c] = p->age_next;
-    }
-    if (p->age_next != PAC_NONE) {
-        pac->held[p->age_next].age_prev = p->age_prev;
-    } else {
-        pac->age_tail[c] = p->age_prev;
-    }
+    link_remove(pac, h, &pac->age_head[c], &pac->age_tail[c]);
 }
 
 /* Puts held packet 'h', data behind its flow's head, at the tail of the
@@ -150,17 +176,8 @@ age_unlink(struct pac *pac, uint32_t h)
 static void
 wait_append(struct pac *pac, uint32_t h)
 {
-    struct pac_held *p = &pac->held[h];
-
-    p->flags |= PAC_H_WAITING;
-    p->age_next = PAC_NONE;
-    p->age_prev = pac->wait_tail;
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = h;
-    } else {
-        pac->wait_head = h;
-    }
-    pac->wait_tail = h;
+    pac->held[h].flags |= PAC_H_WAITING;
+    link_append(pac, h, &pac->wait_head, &pac->wait_tail);
 }
 
 /* Takes held packet 'h' off the waiting list, if it is on it. */
@@ -169,19 +186,9 @@ pac_queue_unwait(struct pac *pac, uint32_t h)
 {
     struct pac_held *p = &pac->held[h];
 
-    if (!(p->flags & PAC_H_WAITING)) {
-        return;
-    }
-    p->flags &= ~PAC_H_WAITING;
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = p->age_next;
-    } else {
-        pac->wait_head = p->age_next;
-    }
-    if (p->age_next != PAC_NONE) {
-        pac->held[p->age_next].age_prev = p->age_prev;
-    } else {
-        pac->wait_tail = p->age_prev;
+    if (p->flags & PAC_H_WAITING) {
+        p->flags &= ~PAC_H_WAITING;
+        link_remove(pac, h, &pac->wait_head, &pac->wait_tail);
     }
 }
 
@@ -195,14 +202,7 @@ age_append_head(struct pac *pac, uint32_t h)
 
     pac_queue_unwait(pac, h);
     p->head_since = (uint32_t) pac->now;
-    p->age_next = PAC_NONE;
-    p->age_prev = pac->age_tail[class];
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = h;
-    } else {
-        pac->age_head[class] = h;
-    }
-    pac->age_tail[class] = h;
+    link_append(pac, h, &pac->age_head[class], &pac->age_tail[class]);
 }
 
 /* Appends 'pkt' to flow 'flow_idx's FIFO, as classified in 'd' (its kind,

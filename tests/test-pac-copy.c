@@ -34,12 +34,11 @@ rec_copy(void *aux, void *pkt, const struct pac_copy *how)
     n_copies++;
 }
 
-/* An instance whose threshold one request's window (IW) fills, with the
- * copy callback set if 'copy_cb', request_copy_us 'copy_us'.  Flow 0's
- * request passes and fills the threshold; flow 1's request (packet 1) is
- * held behind it. */
+/* An instance whose threshold one request's window (IW) fills, with
+ * request_copy_us 'copy_us', max_hold_us 'max_hold_us' (0: the default)
+ * and the copy callback set if 'copy_cb'. */
 static struct pac *
-held_request(bool copy_cb, uint32_t copy_us)
+copy_pac(bool copy_cb, uint32_t copy_us, uint32_t max_hold_us)
 {
     struct pac_config cfg;
     struct pac *pac;
@@ -47,13 +46,26 @@ held_request(bool copy_cb, uint32_t copy_us)
     test_config(&cfg);
     cfg.threshold = 10000;
     cfg.request_copy_us = copy_us;
+    if (max_hold_us) {
+        cfg.max_hold_us = max_hold_us;
+    }
     pac = make_pac(&cfg);
+    n_copies = 0;
+    if (pac && copy_cb) {
+        pac_set_copy_cb(pac, rec_copy);
+    }
+    return pac;
+}
+
+/* copy_pac() without max_hold_us: flow 0's request passes and fills the
+ * threshold; flow 1's request (packet 1) is held behind it. */
+static struct pac *
+held_request(bool copy_cb, uint32_t copy_us)
+{
+    struct pac *pac = copy_pac(copy_cb, copy_us, 0);
+
     if (!pac) {
         return NULL;
-    }
-    n_copies = 0;
-    if (copy_cb) {
-        pac_set_copy_cb(pac, rec_copy);
     }
     if (request(pac, AT(0), 0, 1, 0) != PAC_PASS
         || request(pac, AT(0), 1, 1, 1) != PAC_HELD) {
@@ -172,19 +184,12 @@ static void
 test_copy_of_data_behind_held_acks(void)
 {
     struct pac_segment req = tx_seg(0, 1, 100, ACK);
+    /* max_hold_us long: only the copy is under test. */
+    struct pac *pac = copy_pac(true, COPY_US, 10 * COPY_US);
     struct pac_flow_info info;
-    struct pac_config cfg;
     uint32_t sent_edge;
-    struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    cfg.request_copy_us = COPY_US;
-    cfg.max_hold_us = 10 * COPY_US;     /* Only the copy is under test. */
-    pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    n_copies = 0;
-    pac_set_copy_cb(pac, rec_copy);
 
     /* Flow 0's request goes and puts its window in flight. */
     rx(pac, AT(0), 0, 1, 0, ACK, PAC_ECN_ECT0);
@@ -229,17 +234,11 @@ test_copy_of_data_behind_held_acks(void)
 static void
 test_no_copy_of_data_that_reached_the_head(void)
 {
+    struct pac *pac = copy_pac(true, COPY_US, 0);
     struct pac_config cfg;
-    struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    cfg.request_copy_us = COPY_US;
-    pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    n_copies = 0;
-    pac_set_copy_cb(pac, rec_copy);
-
+    test_config(&cfg);              /* For its max_hold_us. */
     CHECK_PASS(request(pac, AT(0), 0, 1, 0));
     rx_data(pac, AT(10), 0, 1, 3 * MSS);
     CHECK_HELD(tx(pac, AT(20), 0, 1 + 2 * MSS, 0, ACK, 1));
