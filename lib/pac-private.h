@@ -305,7 +305,6 @@ enum pac_class {
 #define PAC_H_SYN   0x04        /* The receiver's SYN. */
 #define PAC_H_WAITING 0x08      /* Data behind its flow's head, on the
                                  * waiting list (pac-queue.c). */
-#define PAC_H_COPIED  0x10      /* A copy of it went (request_copy_us). */
 
 /* One held packet. */
 struct pac_held {
@@ -524,6 +523,8 @@ void pac_window_note_wscale(struct pac *, uint32_t flow_idx,
                             const struct pac_segment *, bool vm);
 uint32_t pac_window_room(const struct pac *, const struct pac_flow *,
                          const struct pac_held *);
+uint16_t pac_window_to_edge(const struct pac *, const struct pac_flow *,
+                            uint32_t ack);
 void pac_window_note_edge(struct pac *, const struct pac_flow *,
                           const struct pac_held *);
 void pac_window_note_fill(struct pac *, const struct pac_flow *,

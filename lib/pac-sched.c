@@ -437,24 +437,31 @@ copy_next(const struct pac *pac)
             : pac->held[pac->copy_last].age_next);
 }
 
+/* How long until request_copy_us will have passed since 'since'; 0 if it
+ * has. */
+static uint32_t
+copy_wait_left(const struct pac *pac, uint32_t since)
+{
+    uint32_t waited = pac_elapsed32(pac->now, since);
+
+    return (waited < pac->cfg.request_copy_us
+            ? pac->cfg.request_copy_us - waited : 0);
+}
+
 /* Whether the window trigger after the last one looked at, 'h', is due
- * for a copy. */
+ * for a copy: it has been its flow's head for request_copy_us. */
 static bool
 copy_due(const struct pac *pac, uint32_t h)
 {
-    return (h != PAC_NONE
-            && pac_elapsed32(pac->now, pac->held[h].head_since)
-               >= pac->cfg.request_copy_us);
+    return h != PAC_NONE && !copy_wait_left(pac, pac->held[h].head_since);
 }
 
-/* Whether 'h', the oldest segment of the waiting list, is due for a
- * copy. */
+/* Whether 'h', the oldest segment of the waiting list, is due for a copy:
+ * it came request_copy_us ago. */
 static bool
 wait_due(const struct pac *pac, uint32_t h)
 {
-    return (h != PAC_NONE
-            && pac_elapsed32(pac->now, pac->held[h].enq_time)
-               >= pac->cfg.request_copy_us);
+    return h != PAC_NONE && !copy_wait_left(pac, pac->held[h].enq_time);
 }
 
 /* Counts the peer's ACK of a copy as a frame toward the receiver and asks
@@ -470,7 +477,6 @@ send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
     pac->in_flight += PAC_ACK_FRAME;
     pac->unattributed += PAC_ACK_FRAME;
     pac->stats.request_copies++;
-    pac->held[h].flags |= PAC_H_COPIED;
     pac->copy_cb(aux, pac->held[h].pkt, how);
     return true;
 }
@@ -483,8 +489,9 @@ send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
  * receiver's window, opens the window when it goes.  The age FIFO is in
  * the order in which heads started to wait, so the walk goes on from where
  * it stopped, and looks at each head once.  SYN-ACKs get no copy: a second
- * SYN-ACK does not open a window; nor does a request copied while it
- * waited behind other segments (copy_waiting()). */
+ * SYN-ACK does not open a window.  A request copied while it waited behind
+ * other segments is an ACK by then (copy_waiting()), so it gets no second
+ * copy. */
 static bool
 copy_heads(struct pac *pac, void *aux)
 {
@@ -493,7 +500,7 @@ copy_heads(struct pac *pac, void *aux)
     while (copy_due(pac, h = copy_next(pac))) {
         const struct pac_held *p = &pac->held[h];
 
-        if (p->kind == PAC_K_REQUEST && !(p->flags & PAC_H_COPIED)) {
+        if (p->kind == PAC_K_REQUEST) {
             struct pac_copy how = { .ack = p->ack, .window = 0 };
 
             if (!send_copy(pac, h, &how, aux)) {
@@ -503,20 +510,6 @@ copy_heads(struct pac *pac, void *aux)
         pac->copy_last = h;
     }
     return true;
-}
-
-/* The raw window field that, with ACK number 'ack', gives flow 'f's peer
- * the right edge it already has, or 0 if PAC does not know that edge. */
-static uint16_t
-window_to_edge(const struct pac *pac, const struct pac_flow *f, uint32_t ack)
-{
-    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
-    unsigned int scale = pac_window_scale(pac, f);
-
-    if (!(w->bits & PAC_W_EDGE) || !pac_seq_gt(w->right_edge, ack)) {
-        return 0;
-    }
-    return MIN((w->right_edge - ack) >> scale, UINT16_MAX);
 }
 
 /* Sends a copy of each segment with data that has waited request_copy_us
@@ -546,7 +539,7 @@ copy_waiting(struct pac *pac, void *aux)
             struct pac_copy how;
 
             how.ack = f->last_ack - 1;
-            how.window = window_to_edge(pac, f, how.ack);
+            how.window = pac_window_to_edge(pac, f, how.ack);
             how.tsval_from = pac->held[f->held_head].pkt;
             if (!send_copy(pac, h, &how, aux)) {
                 return;
@@ -592,14 +585,12 @@ pac_copy_deadline(const struct pac *pac)
     }
     h = copy_next(pac);
     if (h != PAC_NONE && !copy_due(pac, h)) {
-        next = pac->now + (pac->cfg.request_copy_us
-                           - pac_elapsed32(pac->now, pac->held[h].head_since));
+        next = pac->now + copy_wait_left(pac, pac->held[h].head_since);
     }
     h = pac->wait_head;
     if (h != PAC_NONE && !wait_due(pac, h)) {
-        next = MIN(next, pac->now
-                         + (pac->cfg.request_copy_us
-                            - pac_elapsed32(pac->now, pac->held[h].enq_time)));
+        next = MIN(next,
+                   pac->now + copy_wait_left(pac, pac->held[h].enq_time));
     }
     return next;
 }

@@ -152,6 +152,21 @@ pac_window_room(const struct pac *pac, const struct pac_flow *f,
     return pac_seq_gt(edge, base) ? edge - base : 0;
 }
 
+/* The raw window field that, with ACK number 'ack', gives flow 'f''s peer
+ * the right edge it already has, or 0 if PAC does not know that edge. */
+uint16_t
+pac_window_to_edge(const struct pac *pac, const struct pac_flow *f,
+                   uint32_t ack)
+{
+    const struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    if (!(w->bits & PAC_W_EDGE) || !pac_seq_gt(w->right_edge, ack)) {
+        return 0;
+    }
+    return MIN((w->right_edge - ack) >> pac_window_scale(pac, f),
+               UINT16_MAX);
+}
+
 /* Notes the right edge of the window that segment 'd' of flow 'f', leaving
  * now, gives the peer. */
 void

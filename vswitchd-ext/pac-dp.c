@@ -712,6 +712,18 @@ pac_dp_parse(const struct dp_packet *packet, struct pac_segment *seg)
                          seg);
 }
 
+/* The TCP header of 'packet', which pac_dp_parse() parsed into 'seg'. */
+static struct tcp_header *
+pac_dp_tcp_header(struct dp_packet *packet, const struct pac_segment *seg)
+{
+    uint8_t *base = dp_packet_l3(packet);
+
+    if (!base) {
+        base = dp_packet_data(packet);
+    }
+    return ALIGNED_CAST(struct tcp_header *, base + seg->l4_offset);
+}
+
 /* Writes the window that libpac chose for 'seg' into 'packet', which
  * pac_dp_parse() parsed into 'seg'.  A checksum that a NIC or the guest's
  * virtio will still complete holds no sum of the header yet, so it is left
@@ -719,14 +731,9 @@ pac_dp_parse(const struct dp_packet *packet, struct pac_segment *seg)
 static void
 pac_dp_write_window(struct dp_packet *packet, const struct pac_segment *seg)
 {
-    uint8_t *base = dp_packet_l3(packet);
-    struct tcp_header *tcp;
+    struct tcp_header *tcp = pac_dp_tcp_header(packet, seg);
     ovs_be16 old, new;
 
-    if (!base) {
-        base = dp_packet_data(packet);
-    }
-    tcp = ALIGNED_CAST(struct tcp_header *, base + seg->l4_offset);
     old = tcp->tcp_winsz;
     new = htons(seg->window);
     tcp->tcp_winsz = new;
@@ -744,14 +751,9 @@ static void
 pac_dp_write_be32(struct dp_packet *packet, const struct pac_segment *seg,
                   size_t offset, uint32_t value)
 {
-    uint8_t *base = dp_packet_l3(packet);
-    struct tcp_header *tcp;
+    struct tcp_header *tcp = pac_dp_tcp_header(packet, seg);
     ovs_be32 old, new = htonl(value);
 
-    if (!base) {
-        base = dp_packet_data(packet);
-    }
-    tcp = ALIGNED_CAST(struct tcp_header *, base + seg->l4_offset);
     memcpy(&old, (uint8_t *) tcp + offset, sizeof old);
     memcpy((uint8_t *) tcp + offset, &new, sizeof new);
     if (!dp_packet_hwol_tx_l4_checksum(packet)) {
