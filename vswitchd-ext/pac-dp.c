@@ -72,30 +72,6 @@ struct pac_dp_slot {
     uint8_t ip_version;
 };
 
-struct pac_dp_instance {
-    struct cmap_node node;          /* In 'pac_dp->instances'. */
-    uint32_t id;
-    struct pac_config config;
-
-    /* Held by the one thread that sends the instance's decisions, until
-     * 'pending' is empty; only try-locked, while 'mutex' is held (see
-     * pac_dp_out_finish()). */
-    struct ovs_mutex out_mutex;
-
-    struct ovs_mutex mutex;
-    struct pac *pac OVS_GUARDED;
-    struct pac_dp_out *pending OVS_GUARDED;     /* Decided, for the thread
-                                                 * holding 'out_mutex' to
-                                                 * send, or NULL. */
-    bool dead OVS_GUARDED;          /* Deleted or replaced: pass all. */
-    struct pac_dp_slot *slots OVS_GUARDED;      /* config.max_held + 1. */
-    size_t n_slots;
-    struct pac_dp_slot *free_slots OVS_GUARDED;
-    struct hmap actions OVS_GUARDED;            /* pac_dp_actions. */
-
-    atomic_uint64_t next_wakeup_us; /* pac_next_wakeup(), UINT64_MAX. */
-};
-
 struct pac_dp {
     char *name;                     /* Datapath name, for logs. */
     struct ovs_mutex mutex;         /* Serialises set/del. */
@@ -126,6 +102,34 @@ struct pac_dp_out {
     size_t n, allocated;
     struct pac_dp_out_heap *heap;       /* NULL while 'stub' is used. */
     struct pac_dp_out_entry stub[NETDEV_MAX_BURST * 2];
+};
+
+struct pac_dp_instance {
+    struct cmap_node node;          /* In 'pac_dp->instances'. */
+    uint32_t id;
+    struct pac_config config;
+
+    /* Held by the one thread that sends the instance's decisions, until
+     * 'pending' is empty; only try-locked, while 'mutex' is held (see
+     * pac_dp_out_finish()). */
+    struct ovs_mutex out_mutex;
+
+    struct ovs_mutex mutex;
+    struct pac *pac OVS_GUARDED;
+    /* Decided by threads that found 'out_mutex' taken, for the thread
+     * holding it to send: one of 'hand_offs', the other being the list
+     * that thread is sending (owned by 'out_mutex').  Both keep the array
+     * they grew to, so that a hand-off allocates only when it is larger
+     * than any before (pac_dp_out_finish()). */
+    struct pac_dp_out *pending OVS_GUARDED;
+    struct pac_dp_out hand_offs[2];
+    bool dead OVS_GUARDED;          /* Deleted or replaced: pass all. */
+    struct pac_dp_slot *slots OVS_GUARDED;      /* config.max_held + 1. */
+    size_t n_slots;
+    struct pac_dp_slot *free_slots OVS_GUARDED;
+    struct hmap actions OVS_GUARDED;            /* pac_dp_actions. */
+
+    atomic_uint64_t next_wakeup_us; /* pac_next_wakeup(), UINT64_MAX. */
 };
 
 /* Per thread: the largest out-list array this thread has used, kept for
@@ -306,10 +310,6 @@ static void
 pac_dp_out_hand_off(struct pac_dp_instance *inst, struct pac_dp_out *out)
     OVS_REQUIRES(inst->mutex)
 {
-    if (!inst->pending) {
-        inst->pending = xmalloc(sizeof *inst->pending);
-        pac_dp_out_init(inst->pending);
-    }
     for (size_t i = 0; i < out->n; i++) {
         const struct pac_dp_out_entry *e = &out->entries[i];
         struct pac_dp_actions *ref = e->ref;
@@ -352,18 +352,18 @@ pac_dp_out_finish(struct pac_dp_instance *inst, struct pac_dp_out *out,
 
         ovs_mutex_lock(&inst->mutex);
         pending = inst->pending;
-        inst->pending = NULL;
-        if (!pending) {
+        if (!pending->n) {
             /* Dropped under 'mutex': a thread that decides after this finds
              * 'out_mutex' free, one before it has handed off already. */
             ovs_mutex_unlock(&inst->out_mutex);
             ovs_mutex_unlock(&inst->mutex);
             return;
         }
+        /* Hand-offs go to the other list (empty: sent last time) while
+         * this thread sends 'pending'. */
+        inst->pending = &inst->hand_offs[pending == &inst->hand_offs[0]];
         ovs_mutex_unlock(&inst->mutex);
         pac_dp_out_send(pending, exec);
-        pac_dp_out_destroy(pending);
-        free(pending);
     }
 }
 
@@ -498,12 +498,13 @@ pac_dp_instance_free(struct pac_dp_instance *inst)
      * datapath goes away with packets still held, and then there is no
      * port left to send them to. */
     pac_dp_out_init(&out);
-    if (inst->pending) {
-        for (size_t i = 0; i < inst->pending->n; i++) {
-            dp_packet_delete(inst->pending->entries[i].packet);
+    for (size_t i = 0; i < ARRAY_SIZE(inst->hand_offs); i++) {
+        struct pac_dp_out *hand_off = &inst->hand_offs[i];
+
+        for (size_t j = 0; j < hand_off->n; j++) {
+            dp_packet_delete(hand_off->entries[j].packet);
         }
-        pac_dp_out_destroy(inst->pending);
-        free(inst->pending);
+        pac_dp_out_destroy(hand_off);
     }
     pac_destroy(inst->pac, pac_dp_emit, &ctx);
     if (out.n) {
@@ -555,6 +556,10 @@ pac_dp_instance_create(uint32_t id, const struct pac_config *config,
         inst->free_slots = &inst->slots[i];
     }
     hmap_init(&inst->actions);
+    for (size_t i = 0; i < ARRAY_SIZE(inst->hand_offs); i++) {
+        pac_dp_out_init(&inst->hand_offs[i]);
+    }
+    inst->pending = &inst->hand_offs[0];
     atomic_init(&inst->next_wakeup_us, pac_next_wakeup(pac));
     return inst;
 }

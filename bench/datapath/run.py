@@ -2,7 +2,7 @@
 
     bench/datapath/run [--flows 1,1000,100000] [--rounds 3] [--seconds 3]
                        [--threshold 96000] [--max-held 16384]
-                       [--no-malloc-probe] [--no-fixed]
+                       [--no-malloc-probe] [--no-fixed] [--no-vhost]
                        [--profile [--profile-out FILE]]
 
 For each flow count: generates a TCP trace (gen_trace.py), starts the
@@ -19,12 +19,21 @@ and, last, the same for the never-holding case (1 000 flows, threshold
 
     RESULT datapath-fixed flows=1000 cpp_off=<x> cpp_pac=<y> ratio=<y/x>
 
+and the VM-shaped pipeline (1 000 flows, threshold 2^30): port "vm"
+is a dpdkvhostuserclient whose guest is dpdk-testpmd on core 0
+(net_virtio_user forwarding to and from a net_pcap port that replays
+ack.pcap and drops what it is sent), port "up" replays data.pcap as
+above; --no-vhost skips it:
+
+    RESULT datapath-vhost flows=1000 cpp_off=<x> cpp_pac=<y> ratio=<y/x>
+
 each followed by Mpps, what PAC did (held, released, stale drops) and, with PAC
 on, libc allocations per packet of the PMD thread (uprobes on malloc,
 calloc and realloc, counted by perf stat for that thread only).
 
 Needs root, the built tree (build/ovs), hugepages (it raises nr_hugepages
-if needed and gives back what it added) and core 1 for the PMD.
+if needed and gives back what it added), core 1 for the PMD and, for the
+VM-shaped case, dpdk-testpmd (Debian package dpdk-dev) on core 0.
 
 Started by the launcher bench/datapath/run, which puts tools/ on PYTHONPATH
 for the testbed package (tools/testbed).
@@ -47,7 +56,8 @@ from pathlib import Path
 # on the import path; the testbed package comes from tools/ (PYTHONPATH, set
 # by bench/datapath/run).
 from gen_trace import generate
-from testbed.dpdk_env import DpdkUnavailable, Hugepages, HugeMount
+from testbed.dpdk_env import (TESTPMD, DpdkUnavailable, Hugepages,
+                              HugeMount, eal_arguments)
 from testbed.ovs_env import PREFIX, Ovs, OvsBuild, unique_name
 
 # Per case: data segments per flow and pass, and whether a pass ends with
@@ -128,12 +138,88 @@ class AllocProbe:
 FIXED_FLOWS = 1000
 FIXED_THRESHOLD = 1 << 30
 
+# The VM-shaped pipeline (RESULT datapath-vhost): 1 000 flows; the guest,
+# dpdk-testpmd, keeps the whole ACK trace in mbufs of its own pool
+# (net_pcap's infinite_rx) and runs its main and forwarding lcores on CPU 0,
+# away from the PMD on CPU 1.
+VHOST_FLOWS = 1000
+GUEST_MBUFS = 131072
+GUEST_MEMORY_MB = 640
+
+
+class Guest:
+    """dpdk-testpmd as the VM: net_virtio_user0 (vhost-user server on
+    'sock') forwarded in 'io' mode to and from net_pcap1, which replays
+    'acks' forever and drops what it is sent (no tx_pcap).  So the guest
+    sends the ACKs into OVS's port and sinks the data OVS sends it."""
+
+    def __init__(self, workdir: Path, huge: HugeMount, sock: Path,
+                 acks: Path):
+        if not os.access(TESTPMD, os.X_OK):
+            raise DpdkUnavailable("dpdk-testpmd is not installed "
+                                  "(Debian package dpdk-dev)")
+        self.prefix = unique_name("guest")
+        self.log_path = workdir / "testpmd.log"
+        self.sock = sock
+        cmd = ["stdbuf", "-oL", TESTPMD, "--lcores", "0@0,1@0", "-n", "1",
+               *eal_arguments(self.prefix, huge).split(),
+               "-m", str(GUEST_MEMORY_MB), "--single-file-segments",
+               f"--vdev=net_virtio_user0,path={sock},server=1,queues=1",
+               f"--vdev=net_pcap1,rx_pcap={acks},infinite_rx=1",
+               "--", "-i", f"--total-num-mbufs={GUEST_MBUFS}", "--rxq=1",
+               "--txq=1", "--no-lsc-interrupt"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                     stdout=open(self.log_path, "wb"),
+                                     stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        # Read once the ports are up, after OVS connects.  'retry': a burst
+        # that finds the other port's ring full waits for room (up to 64
+        # times 1 us) instead of being dropped, so the ACK replay advances
+        # at the rate OVS takes it, in step with the data replay as in
+        # the net_pcap cases.
+        self.proc.stdin.write(b"set fwd io retry\nstart\n")
+        self.proc.stdin.flush()
+
+    def check(self) -> None:
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"dpdk-testpmd exited with "
+                               f"{self.proc.returncode}: {self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-3000:]
+        except OSError:
+            return ""
+
+    def wait(self, what: str, ready, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            self.check()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"dpdk-testpmd: no {what} after "
+                                   f"{timeout:.0f} s: {self.log()}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b"stop\nquit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
+
 
 class Bench:
     def __init__(self, args: argparse.Namespace, build: OvsBuild,
                  hugepages: Hugepages, probe: AllocProbe | None,
-                 threshold: int | None = None):
+                 threshold: int | None = None, vhost: bool = False):
         self.args = args
+        # Port "vm" is a vhost-user port with dpdk-testpmd as its guest.
+        self.vhost = vhost
+        self.guest: Guest | None = None
         self.build = build
         self.hugepages = hugepages
         self.probe = probe
@@ -156,15 +242,30 @@ class Bench:
             raise DpdkUnavailable("dpdk_initialized is false")
         return ovs
 
-    def add_ports(self, ovs: Ovs, trace: Path) -> None:
+    def add_ports(self, ovs: Ovs, trace: Path, workdir: Path,
+                  huge: HugeMount) -> None:
         ovs.vsctl("add-br", "br0", "--", "set", "Bridge", "br0",
                   "datapath_type=netdev")
-        for port, pcap, dev in (("up", "data.pcap", 0),
-                                ("vm", "ack.pcap", 1)):
+        ports = [("up", "data.pcap", 0)]
+        if not self.vhost:
+            ports.append(("vm", "ack.pcap", 1))
+        for port, pcap, dev in ports:
             ovs.vsctl("add-port", "br0", port, "--", "set", "Interface",
                       port, "type=dpdk",
                       f"options:dpdk-devargs=net_pcap{dev},"
                       f"rx_pcap={trace / pcap},infinite_rx=1", timeout=120)
+        if self.vhost:
+            sock = workdir / "vm.sock"
+            self.guest = Guest(workdir, huge, sock, trace / "ack.pcap")
+            # virtio_user in server mode waits in its probe for the
+            # vhost-user client (OVS) to connect; the rest of testpmd's
+            # start follows.
+            self.guest.wait("vhost-user socket", sock.exists)
+            ovs.vsctl("add-port", "br0", "vm", "--", "set", "Interface",
+                      "vm", "type=dpdkvhostuserclient",
+                      f"options:vhost-server-path={sock}", timeout=60)
+            self.guest.wait("forwarding", lambda: "packet forwarding"
+                            in self.guest.log(), timeout=120)
         ovs.ofctl("del-flows", "br0")
         ovs.ofctl("add-flow", "br0", "in_port=up,actions=output:vm")
         ovs.ofctl("add-flow", "br0", "in_port=vm,actions=output:up")
@@ -256,9 +357,10 @@ class Bench:
         workdir = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-{os.getpid()}-"))
         huge = HugeMount(workdir / "huge")
         ovs = None
+        vm_stats = None
         try:
             ovs = self.start_ovs(workdir, huge)
-            self.add_ports(ovs, trace)
+            self.add_ports(ovs, trace, workdir, huge)
             time.sleep(self.args.settle * 2)       # warm-up: upcalls, EMC
             runs: dict[bool, list[dict]] = {False: [], True: []}
             for r in range(self.args.rounds):
@@ -275,7 +377,14 @@ class Bench:
                 self.profile(ovs, workdir)
             problems = ovs.log_problems()
             alive = ovs.alive()
+            if self.guest:
+                self.guest.check()
+                vm_stats = {k: ovs.vsctl("get", "Interface", "vm",
+                                      f"statistics:{k}")
+                         for k in ("rx_packets", "tx_packets", "tx_dropped")}
         finally:
+            if self.guest:
+                self.guest.stop()
             if ovs:
                 ovs.stop()
             huge.remove()
@@ -283,7 +392,8 @@ class Bench:
             shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
             shutil.rmtree(trace, ignore_errors=True)
         return {"flows": flows, "segs": segs, "runs": runs, "alloc": alloc,
-                "problems": problems, "alive": alive, "trace": counts}
+                "problems": problems, "alive": alive, "trace": counts,
+                "vm_stats": vm_stats}
 
 
 def report(res: dict, name: str = "datapath") -> None:
@@ -310,22 +420,28 @@ def report(res: dict, name: str = "datapath") -> None:
           + " ".join(f"{k}={pac.get(k, 0)}" for k in (
               "tx_packets", "tx_passed", "tx_held") + rel + (
               "stale_drops", "flows", "max_held_seen", "flows_closed")))
+    if res["vm_stats"]:
+        # Data that the guest's ring had no room for: OVS drops it after
+        # the enqueue attempt, inside the measured cycles.
+        print("  port vm (vhost-user), whole run: "
+              + " ".join(f"{k}={v}" for k, v in res["vm_stats"].items()))
     for on, a in (res["alloc"] or {}).items():
         print(f"  allocations of the PMD thread, PAC {'on' if on else 'off'}:"
               f" {a['counts']} for {a['packets']} packets = "
               f"{a['per_packet']:.2e} per packet")
     if res["problems"] or not res["alive"]:
         print(f"  PROBLEM: alive={res['alive']} log: {res['problems'][:5]}")
-    if name == "datapath-fixed" and any(m["pac"].get("tx_held")
-                                        for m in res["runs"][True]):
-        print("  PROBLEM: PAC held packets in the never-holding case")
+    never_holds = name in ("datapath-fixed", "datapath-vhost")
+    if never_holds and any(m["pac"].get("tx_held") for m in res["runs"][True]):
+        print("  PROBLEM: PAC held packets in a never-holding case")
 
 
 def main() -> int:
     # prog: the command is the launcher, bench/datapath/run.
     p = argparse.ArgumentParser(prog="run",
                                 description=__doc__.split("\n")[0])
-    p.add_argument("--flows", default="1,1000,100000")
+    p.add_argument("--flows", default="1,1000,100000",
+                   help="flow counts of the net_pcap cases ('' for none)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--settle", type=float, default=1.0)
@@ -336,6 +452,8 @@ def main() -> int:
     p.add_argument("--no-malloc-probe", action="store_true")
     p.add_argument("--no-fixed", action="store_true",
                    help="skip the never-holding case (RESULT datapath-fixed)")
+    p.add_argument("--no-vhost", action="store_true",
+                   help="skip the VM-shaped pipeline (RESULT datapath-vhost)")
     p.add_argument("--profile", action="store_true",
                    help="perf record the PMD thread with PAC off and on")
     p.add_argument("--profile-out", type=Path)
@@ -349,13 +467,15 @@ def main() -> int:
     try:
         # A private copy of the programs: build/ovs may be rebuilt meanwhile.
         build = OvsBuild().snapshot(tmp / "bin")
-        hugepages.ensure(600)
+        # OVS's socket memory, and the guest's when it runs.
+        hugepages.ensure(600 + (0 if args.no_vhost
+                                else GUEST_MEMORY_MB // 2 + 20))
         if not args.no_malloc_probe:
             try:
                 probe = AllocProbe()
             except (RuntimeError, OSError) as e:
                 log(f"no allocation counts: {e}")
-        for flows in (int(f) for f in args.flows.split(",")):
+        for flows in (int(f) for f in args.flows.split(",") if f):
             report(Bench(args, build, hugepages, probe).case(flows, tmp))
             sys.stdout.flush()
         if not args.no_fixed:
@@ -366,6 +486,18 @@ def main() -> int:
             report(Bench(args, build, hugepages, probe,
                          threshold=FIXED_THRESHOLD).case(FIXED_FLOWS, tmp),
                    "datapath-fixed")
+            sys.stdout.flush()
+        if not args.no_vhost:
+            # PAC's fixed cost where the VM's side is what it is on a
+            # compute node.  At the largest threshold, as datapath-fixed:
+            # the guest's ACK replay runs ahead of the data by the rings
+            # between the two (OVS's port, testpmd's bursts), so PAC would
+            # see ACKs of data it has not seen yet and hold for reasons a
+            # live connection never has (README.md).
+            report(Bench(args, build, hugepages, probe,
+                         threshold=FIXED_THRESHOLD,
+                         vhost=True).case(VHOST_FLOWS, tmp),
+                   "datapath-vhost")
             sys.stdout.flush()
     finally:
         if probe:
