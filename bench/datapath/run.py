@@ -416,6 +416,12 @@ def report(res: dict, name: str = "datapath") -> None:
           f"Mpps off={mpps_off:.3f} on={mpps_on:.3f}  "
           f"cpp off={[round(m['cpp']) for m in res['runs'][False]]} "
           f"on={[round(m['cpp']) for m in res['runs'][True]]}")
+    # Each round's off and on periods are adjacent in time, so a round's
+    # ratio is the one least touched by load that comes and goes.
+    ratios = [b["cpp"] / a["cpp"]
+              for a, b in zip(res["runs"][False], res["runs"][True])]
+    print(f"  ratio per round={[round(r, 2) for r in ratios]} "
+          f"median={statistics.median(ratios):.3f}")
     print("  PAC (pac/show after the last 'on' period): "
           + " ".join(f"{k}={pac.get(k, 0)}" for k in (
               "tx_packets", "tx_passed", "tx_held") + rel + (
