@@ -1,9 +1,10 @@
 """PAC on OVS-DPDK ports with PMD threads: net_tap, net_af_packet and
 dpdkvhostuserclient (dpdk-testpmd's net_virtio_user as the guest), real
-Linux TCP through them, byte-exact; and a stress test with two PMD threads,
+Linux TCP through them, byte-exact; a stress test with two PMD threads,
 thousands of connections, PAC reconfigured and removed and ports deleted
 while ACKs are held, checking that no mbuf leaks (mempool counts return to
-their baseline).
+their baseline); and a short run of the per-packet cost benchmark
+(bench/datapath/run), whose RESULT lines must print.
 
 Skipped when DPDK cannot initialise here (no hugepages, EAL fails) or PAC
 is not built.  See testbed.dpdk_env for the topology."""
@@ -11,6 +12,7 @@ is not built.  See testbed.dpdk_env for the topology."""
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from typing import Callable, Iterator
 
@@ -236,3 +238,40 @@ def test_dpdk_stress_two_pmds(dpdk) -> None:
     wait_mempool_baseline(topo, "vm0", baseline)
     topo.transfer(peer, vm, 5 * MB).wait(timeout=60).assert_exact()
     assert ovs.alive()
+
+
+def test_datapath_bench_prints_its_results(build: OvsBuild,
+                                           hugepages: Hugepages) -> None:
+    """bench/datapath/run, shortened (one round of 1 s per case, 1 000
+    flows): its three RESULT lines print, the never-holding cases held
+    nothing, and in the VM-shaped case PAC saw the guest's ACKs through
+    the vhost-user port and the guest received the data."""
+    if build.pac_table() is None:
+        pytest.skip("PAC not built yet")
+    proc = subprocess.run(
+        [str(TOP / "bench" / "datapath" / "run"), "--flows", "1000",
+         "--rounds", "1", "--seconds", "1", "--settle", "0.5",
+         "--no-malloc-probe"],
+        capture_output=True, text=True, timeout=600)
+    if "DpdkUnavailable" in proc.stderr:
+        pytest.skip(f"DPDK cannot initialise here: {proc.stderr[-500:]}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    out = proc.stdout
+    print(out)
+    assert "PROBLEM" not in out, out
+    cases = {}
+    for name in ("datapath", "datapath-fixed", "datapath-vhost"):
+        m = re.search(rf"^RESULT {name} flows=1000 cpp_off=(\d+) "
+                      rf"cpp_pac=(\d+) ratio=([\d.]+)\n(.*?)(?=^RESULT|\Z)",
+                      out, re.M | re.S)
+        assert m, f"no RESULT {name} line:\n{out}"
+        assert int(m.group(1)) > 0 and int(m.group(2)) > 0, m.group(0)
+        cases[name] = {k: int(v) for k, v in
+                       re.findall(r"\b([a-z_]+)=(\d+)\b", m.group(4))}
+    assert cases["datapath"]["tx_held"] > 0, cases["datapath"]
+    for name in ("datapath-fixed", "datapath-vhost"):
+        assert cases[name]["tx_passed"] > 0, cases[name]
+        assert cases[name]["tx_held"] == 0, cases[name]
+    vhost = cases["datapath-vhost"]
+    # The port's counters: OVS received the guest's ACKs and sent it data.
+    assert vhost["rx_packets"] > 0 and vhost["tx_packets"] > 0, vhost
