@@ -305,6 +305,9 @@ enum pac_class {
 #define PAC_H_SYN   0x04        /* The receiver's SYN. */
 #define PAC_H_WAITING 0x08      /* Data behind its flow's head, on the
                                  * waiting list (pac-queue.c). */
+#define PAC_H_COPIED 0x10       /* A request whose copy carried its own
+                                 * ACK number (head_copy()): the peer has
+                                 * that ACK number. */
 
 /* One held packet. */
 struct pac_held {
@@ -525,6 +528,8 @@ uint32_t pac_window_room(const struct pac *, const struct pac_flow *,
                          const struct pac_held *);
 uint16_t pac_window_to_edge(const struct pac *, const struct pac_flow *,
                             uint32_t ack);
+uint16_t pac_window_to(const struct pac *, const struct pac_flow *,
+                       uint32_t ack, uint32_t edge);
 void pac_window_note_edge(struct pac *, const struct pac_flow *,
                           const struct pac_held *);
 void pac_window_note_fill(struct pac *, const struct pac_flow *,
@@ -554,6 +559,7 @@ uint32_t pac_queue_push(struct pac *, uint32_t flow_idx, void *pkt,
                         const struct pac_held *);
 uint32_t pac_queue_pop_head(struct pac *, uint32_t flow_idx);
 void pac_queue_unwait(struct pac *, uint32_t h);
+void pac_queue_head_to_ack(struct pac *, uint32_t flow_idx);
 void pac_queue_unlink(struct pac *, uint32_t flow_idx, uint32_t prev,
                       uint32_t h);
 void pac_queue_set_level(struct pac *, uint32_t flow_idx, uint8_t level);

@@ -180,6 +180,39 @@ wait_append(struct pac *pac, uint32_t h)
     link_append(pac, h, &pac->wait_head, &pac->wait_tail);
 }
 
+/* Turns the head of flow 'flow_idx', a request, into an ACK: it moves from
+ * the window triggers' age FIFO to the ACKs', where its place is by when it
+ * became its flow's head, as for any other head. */
+void
+pac_queue_head_to_ack(struct pac *pac, uint32_t flow_idx)
+{
+    uint32_t h = pac->flows[flow_idx].held_head;
+    struct pac_held *p = &pac->held[h];
+    uint32_t *head = &pac->age_head[PAC_CLASS_ACK];
+    uint32_t *tail = &pac->age_tail[PAC_CLASS_ACK];
+    uint32_t prev = *tail;
+
+    age_unlink(pac, h);
+    p->kind = PAC_K_ACK;
+    while (prev != PAC_NONE
+           && (int32_t) (pac->held[prev].head_since - p->head_since) > 0) {
+        prev = pac->held[prev].age_prev;
+    }
+    p->age_prev = prev;
+    p->age_next = prev != PAC_NONE ? pac->held[prev].age_next : *head;
+    if (prev != PAC_NONE) {
+        pac->held[prev].age_next = h;
+    } else {
+        *head = h;
+    }
+    if (p->age_next != PAC_NONE) {
+        pac->held[p->age_next].age_prev = h;
+    } else {
+        *tail = h;
+    }
+    pac_rr_mark(pac, flow_idx);
+}
+
 /* Takes held packet 'h' off the waiting list, if it is on it. */
 void
 pac_queue_unwait(struct pac *pac, uint32_t h)

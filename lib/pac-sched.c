@@ -481,7 +481,40 @@ send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
     return true;
 }
 
-/* Sends a zero-window copy of each request that has waited
+/* Fills in 'how' for the copy of request 'h', its flow's head, and
+ * returns true if the copy carries the request's own ACK number (the peer
+ * takes it), false if an old one.
+ *
+ * The copy's window lets the peer send nothing new, and may not end
+ * before what the peer has sent: a peer whose window shrinks below that
+ * sends its ACKs with the window's end as their sequence number, left of
+ * what the receiver has, and the receiver discards them (RFC 9293
+ * 3.10.7.4) with the acknowledgement of the request in them, and times
+ * out.  So the window ends at the request's ACK number only if nothing
+ * came after it, and else where the data that arrived since ends.  Where
+ * PAC still expects data, the peer may have sent anything up to the
+ * window it has: there the copy is an old ACK, which changes neither the
+ * peer's ACK number nor its window, as copy_waiting()'s copies are. */
+static bool
+head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
+{
+    const struct pac_held *p = &pac->held[h];
+    const struct pac_flow *f = &pac->flows[p->flow];
+
+    memset(how, 0, sizeof *how);
+    if (pac_flow_outstanding(f) && (f->flags & PAC_F_ACK_BASE)) {
+        how->ack = f->last_ack - 1;
+        how->window = pac_window_to_edge(pac, f, how->ack);
+        return false;
+    }
+    how->ack = p->ack;
+    if ((f->flags & PAC_F_RCV_BASE) && pac_seq_gt(f->rcv_nxt, p->ack)) {
+        how->window = pac_window_to(pac, f, p->ack, f->rcv_nxt);
+    }
+    return true;
+}
+
+/* Sends a copy (head_copy()) of each request that has waited
  * request_copy_us as its flow's head, and returns false if one that is due
  * had to wait for room.  The peer acknowledges the copy, so the
  * receiver's retransmission timer stops while the request waits its
@@ -501,15 +534,37 @@ copy_heads(struct pac *pac, void *aux)
         const struct pac_held *p = &pac->held[h];
 
         if (p->kind == PAC_K_REQUEST) {
-            struct pac_copy how = { .ack = p->ack, .window = 0 };
+            struct pac_copy how;
+            bool acked = head_copy(pac, h, &how);
 
             if (!send_copy(pac, h, &how, aux)) {
                 return false;
+            }
+            if (acked) {
+                pac->held[h].flags |= PAC_H_COPIED;
             }
         }
         pac->copy_last = h;
     }
     return true;
+}
+
+/* The newest ACK number that the peer of flow 'f' has been sent: that of
+ * the last segment that left, or of the flow's head if that is a request
+ * whose copy carried its ACK number.  An old ACK must be older than the
+ * peer's newest, and not by much: Linux drops a segment whose ACK number
+ * lies more than the peer's largest window below the newest it took (RFC
+ * 5961, 5.2; tcp_ack()'s "too old" check), data and all. */
+static uint32_t
+peer_ack(const struct pac *pac, const struct pac_flow *f)
+{
+    const struct pac_held *head = &pac->held[f->held_head];
+
+    if (head->kind == PAC_K_REQUEST && (head->flags & PAC_H_COPIED)
+        && pac_seq_gt(head->ack, f->last_ack)) {
+        return head->ack;
+    }
+    return f->last_ack;
 }
 
 /* Sends a copy of each segment with data that has waited request_copy_us
@@ -518,15 +573,15 @@ copy_heads(struct pac *pac, void *aux)
  * PAC holds).  It cannot simply go with its ACK number: that acknowledges
  * what the held ACKs ahead of it acknowledge, and would let the peer send
  * what PAC holds them to meter.  So the copy takes the ACK number just
- * below the newest one the peer has been sent, an old ACK, which TCP
- * ignores (RFC 9293, 3.10.7.4: neither the acknowledgement nor the window
- * is taken from it) while it takes the segment's data and acknowledges
- * it; its window, should a stack take it anyway, ends where the peer's
- * window already ends.  And it takes the timestamp value of its flow's
- * head, the oldest held: a stack that takes its timestamp as the newest
- * (FreeBSD does whatever the ACK number) would otherwise drop the held
- * ACKs ahead of it as older (PAWS, RFC 7323).  A flow that has not sent an
- * ACK yet gets no copy. */
+ * below the newest one the peer has been sent (peer_ack()), an old ACK,
+ * which TCP ignores (RFC 9293, 3.10.7.4: neither the acknowledgement nor
+ * the window is taken from it) while it takes the segment's data and
+ * acknowledges it; its window, should a stack take it anyway, ends where
+ * the peer's window already ends.  And it takes the timestamp value of
+ * its flow's head, the oldest held: a stack that takes its timestamp as
+ * the newest (FreeBSD does whatever the ACK number) would otherwise drop
+ * the held ACKs ahead of it as older (PAWS, RFC 7323).  A flow that has
+ * not sent an ACK yet gets no copy. */
 static void
 copy_waiting(struct pac *pac, void *aux)
 {
@@ -538,7 +593,7 @@ copy_waiting(struct pac *pac, void *aux)
         if (f->flags & PAC_F_ACK_BASE) {
             struct pac_copy how;
 
-            how.ack = f->last_ack - 1;
+            how.ack = peer_ack(pac, f) - 1;
             how.window = pac_window_to_edge(pac, f, how.ack);
             how.tsval_from = pac->held[f->held_head].pkt;
             if (!send_copy(pac, h, &how, aux)) {

@@ -167,6 +167,18 @@ pac_window_to_edge(const struct pac *pac, const struct pac_flow *f,
                UINT16_MAX);
 }
 
+/* The raw window field that, with ACK number 'ack', puts flow 'f''s right
+ * edge at 'edge' or, by less than one unit of the scaled field, past it. */
+uint16_t
+pac_window_to(const struct pac *pac, const struct pac_flow *f, uint32_t ack,
+              uint32_t edge)
+{
+    unsigned int scale = pac_window_scale(pac, f);
+    uint32_t bytes = pac_seq_gt(edge, ack) ? edge - ack : 0;
+
+    return MIN(((uint64_t) bytes + (1u << scale) - 1) >> scale, UINT16_MAX);
+}
+
 /* Notes the right edge of the window that segment 'd' of flow 'f', leaving
  * now, gives the peer. */
 void

@@ -4,9 +4,10 @@
 /* Unit tests of the copies of held data (request_copy_us,
  * pac_set_copy_cb()): a request that waits its turn longer than the
  * receiver's retransmission timer allows goes out at once as a copy whose
- * window is closed, while the request itself stays held and opens the
- * window at its turn; data waiting behind held ACKs goes as a copy with an
- * old ACK number.  The tests check when a copy goes (not before
+ * window lets the peer send nothing new (closed, or ending where the data
+ * the peer sent since ends), while the request itself stays held and
+ * opens the window at its turn; data waiting behind held ACKs goes as a
+ * copy with an old ACK number.  The tests check when a copy goes (not before
  * request_copy_us, only when the peer's ACK of it fits), that each request
  * is copied once, that the request still comes back, and that nothing is
  * copied without a callback or with the knob at 0. */
@@ -99,6 +100,9 @@ test_copy_when_due_and_fits(void)
     rx_data(pac, AT(COPY_US + 10), 0, 1, IW - 2000);
     PAC_CHECK_EQ(n_copies, 1);
     PAC_CHECK_EQ(copies[0], 1);
+    /* Nothing came after the request: its own ACK number, window closed. */
+    PAC_CHECK_EQ(copy_how[0].ack, 1);
+    PAC_CHECK_EQ(copy_how[0].window, 0);
     PAC_CHECK_EQ(get_stats(pac).request_copies, 1);
     PAC_CHECK_EQ(get_stats(pac).held, 1);
     /* The peer's ACK of the copy is a frame in flight. */
@@ -116,6 +120,33 @@ test_copy_when_due_and_fits(void)
     CHECK_N_EMITTED(1);
     CHECK_RELEASED(0, 1);
     PAC_CHECK_EQ(n_copies, 1);
+    end_pac();
+}
+
+/* Data past a held request's ACK number arrives (the answer before it was
+ * still under way): the request becomes an ACK with data, which goes
+ * under the ACKs' hold bound (max_hold_us) with no copy, so that neither
+ * the peer's timer (its data waits for ACKs behind the request) nor the
+ * VM's runs out. */
+static void
+test_request_passed_by_data_goes_as_ack(void)
+{
+    struct pac *pac = copy_pac(true, COPY_US, COPY_US / 2);
+
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(request(pac, AT(0), 0, 1, 0), PAC_PASS);
+    PAC_CHECK_EQ(request(pac, AT(0), 1, 1, 1), PAC_HELD);
+    rx_data(pac, AT(10), 1, 1, 2 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 1, 1 + 2 * MSS, 0, ACK, 2));
+
+    run(pac, AT(COPY_US / 2 - 1));
+    CHECK_N_EMITTED(0);
+    run(pac, AT(COPY_US / 2));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 1);
+    run(pac, AT(2 * COPY_US));
+    PAC_CHECK_EQ(n_copies, 0);
     end_pac();
 }
 
@@ -257,6 +288,7 @@ int
 main(void)
 {
     PAC_RUN_TEST(test_copy_when_due_and_fits);
+    PAC_RUN_TEST(test_request_passed_by_data_goes_as_ack);
     PAC_RUN_TEST(test_no_copy_when_released_early);
     PAC_RUN_TEST(test_no_copy_when_off);
     PAC_RUN_TEST(test_copy_wakeup);
