@@ -492,9 +492,10 @@ send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
  * 3.10.7.4) with the acknowledgement of the request in them, and times
  * out.  So the window ends at the request's ACK number only if nothing
  * came after it, and else where the data that arrived since ends.  Where
- * PAC still expects data, the peer may have sent anything up to the
- * window it has: there the copy is an old ACK, which changes neither the
- * peer's ACK number nor its window, as copy_waiting()'s copies are. */
+ * PAC still expects data of an answer under way, the peer may have sent
+ * anything up to the window it has: there the copy is an old ACK, which
+ * changes neither the peer's ACK number nor its window, as
+ * copy_waiting()'s copies are. */
 static bool
 head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
 {
@@ -502,7 +503,12 @@ head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
     const struct pac_flow *f = &pac->flows[p->flow];
 
     memset(how, 0, sizeof *how);
-    if (pac_flow_outstanding(f) && (f->flags & PAC_F_ACK_BASE)) {
+    /* Not on a connection whose peer has sent no data yet: Linux takes an
+     * ACK number below the newest only within the bytes it had
+     * acknowledged (tcp_ack(): max_window is at most bytes_acked), and
+     * drops the whole segment otherwise. */
+    if (pac_flow_outstanding(f) && (f->flags & PAC_F_ACK_BASE)
+        && f->rx_bytes) {
         how->ack = f->last_ack - 1;
         how->window = pac_window_to_edge(pac, f, how->ack);
         return false;
