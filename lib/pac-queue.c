@@ -123,21 +123,35 @@ ring_remove(struct pac *pac, uint32_t idx)
     f->rr_prev = f->rr_next = PAC_NONE;
 }
 
-/* Appends held packet 'h' to the list through age_prev/age_next whose
- * ends are '*head' and '*tail' (an age FIFO or the waiting list). */
+/* Inserts held packet 'h' after 'prev' (PAC_NONE: first) in the list
+ * through age_prev/age_next whose ends are '*head' and '*tail' (an age
+ * FIFO or the waiting list). */
 static void
-link_append(struct pac *pac, uint32_t h, uint32_t *head, uint32_t *tail)
+link_insert_after(struct pac *pac, uint32_t h, uint32_t prev,
+                  uint32_t *head, uint32_t *tail)
 {
     struct pac_held *p = &pac->held[h];
 
-    p->age_next = PAC_NONE;
-    p->age_prev = *tail;
-    if (p->age_prev != PAC_NONE) {
-        pac->held[p->age_prev].age_next = h;
+    p->age_prev = prev;
+    if (prev != PAC_NONE) {
+        p->age_next = pac->held[prev].age_next;
+        pac->held[prev].age_next = h;
     } else {
+        p->age_next = *head;
         *head = h;
     }
-    *tail = h;
+    if (p->age_next != PAC_NONE) {
+        pac->held[p->age_next].age_prev = h;
+    } else {
+        *tail = h;
+    }
+}
+
+/* Appends held packet 'h' to such a list. */
+static void
+link_append(struct pac *pac, uint32_t h, uint32_t *head, uint32_t *tail)
+{
+    link_insert_after(pac, h, *tail, head, tail);
 }
 
 /* Takes held packet 'h' off the list whose ends are '*head' and '*tail'. */
@@ -198,18 +212,7 @@ pac_queue_head_to_ack(struct pac *pac, uint32_t flow_idx)
            && (int32_t) (pac->held[prev].head_since - p->head_since) > 0) {
         prev = pac->held[prev].age_prev;
     }
-    p->age_prev = prev;
-    p->age_next = prev != PAC_NONE ? pac->held[prev].age_next : *head;
-    if (prev != PAC_NONE) {
-        pac->held[prev].age_next = h;
-    } else {
-        *head = h;
-    }
-    if (p->age_next != PAC_NONE) {
-        pac->held[p->age_next].age_prev = h;
-    } else {
-        *tail = h;
-    }
+    link_insert_after(pac, h, prev, head, tail);
     pac_rr_mark(pac, flow_idx);
 }
 

@@ -439,19 +439,19 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             }
             pac_flow_interval(pac, f, len);
             update_level(pac, flow_idx);
-            if (newest && f->n_held
-                && pac->held[f->held_head].kind == PAC_K_REQUEST
-                && pac_seq_gt(f->rcv_nxt, pac->held[f->held_head].ack)) {
-                /* Data past the ACK number of the request PAC holds: an
-                 * answer was still under way when the receiver sent it,
-                 * as pac_tx() would have seen had this data come first.
-                 * The peer's retransmission timer runs on that data while
-                 * the request waits, and the receiver's ACKs of it wait
-                 * behind the request: it goes as an ACK with data, under
-                 * the ACKs' hold bound. */
-                pac_queue_head_to_ack(pac, flow_idx);
-            }
             if (newest) {
+                if (f->n_held
+                    && pac->held[f->held_head].kind == PAC_K_REQUEST
+                    && pac_seq_gt(f->rcv_nxt, pac->held[f->held_head].ack)) {
+                    /* Data past the ACK number of the request PAC holds:
+                     * an answer was still under way when the receiver sent
+                     * it, as pac_tx() would have seen had this data come
+                     * first.  The peer's retransmission timer runs on that
+                     * data while the request waits, and the receiver's
+                     * ACKs of it wait behind the request: it goes as an
+                     * ACK with data, under the ACKs' hold bound. */
+                    pac_queue_head_to_ack(pac, flow_idx);
+                }
                 pac_window_note_fill(pac, f, f->rcv_nxt);
                 if (pac_is_short_segment(f, len)
                     && !pac_window_at_edge(pac, f, f->rcv_nxt)
