@@ -5,11 +5,12 @@
  * pac_set_copy_cb()): a request that waits its turn longer than the
  * receiver's retransmission timer allows goes out at once as a copy whose
  * window lets the peer send nothing new (closed, or ending where the data
- * the peer sent since ends), while the request itself stays held and
- * opens the window at its turn; data waiting behind held ACKs goes as a
- * copy with an old ACK number.  The tests check when a copy goes (not before
- * request_copy_us, only when the peer's ACK of it fits), that each request
- * is copied once, that the request still comes back, and that nothing is
+ * the peer sent since ends; an old ACK while an answer is still due),
+ * while the request itself stays held and opens the window at its turn;
+ * data waiting behind held ACKs goes as a copy with an old ACK number.
+ * The tests check when a copy goes (not before request_copy_us, only when
+ * the peer's ACK of it fits), what it carries, that each request is
+ * copied once, that the request still comes back, and that nothing is
  * copied without a callback or with the knob at 0. */
 
 #include "pac.h"
@@ -147,6 +148,56 @@ test_request_passed_by_data_goes_as_ack(void)
     PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 1);
     run(pac, AT(2 * COPY_US));
     PAC_CHECK_EQ(n_copies, 0);
+    end_pac();
+}
+
+/* A request sent while PAC still expects data of the answer before it:
+ * the peer may have sent anything up to the window it has, so no window
+ * the copy could carry is sure to end past what the peer sent, and a copy
+ * with the request's own ACK number would shrink the peer's window below
+ * it.  The copy is an old ACK instead, one below the ACK number the peer
+ * was last sent, which changes neither the peer's ACK number nor its
+ * window; should a stack take its window, it ends no further than the
+ * peer's already does.  The request stays held, and when the rest of the
+ * answer arrives past its ACK number it goes as an ACK, once. */
+static void
+test_copy_of_request_while_answer_due(void)
+{
+    struct pac_segment req = tx_seg(1, 1, 100, ACK);
+    /* max_hold_us long: only the copy is under test. */
+    struct pac *pac = copy_pac(true, COPY_US, 10 * COPY_US);
+    uint32_t sent_edge;
+
+    PAC_CHECK(pac);
+    rx(pac, AT(0), 1, 1, 0, ACK, PAC_ECN_ECT0);
+    PAC_CHECK_EQ(pac_tx(pac, &req, P(0), AT(0), rec_emit, NULL), PAC_PASS);
+    sent_edge = 1 + req.window;
+
+    /* Four segments of the answer arrive, and the receiver's next request
+     * acknowledges them while six are still to come. */
+    rx_data(pac, AT(10), 1, 1, 4 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 1, 1 + 4 * MSS, 100, ACK, 1));
+
+    run(pac, AT(20 + COPY_US - 1));
+    PAC_CHECK_EQ(n_copies, 0);
+    run(pac, AT(20 + COPY_US));
+    PAC_CHECK_EQ(n_copies, 1);
+    PAC_CHECK_EQ(copies[0], 1);
+    PAC_CHECK_EQ(copy_how[0].ack, 0);
+    PAC_CHECK(copy_how[0].ack + copy_how[0].window <= sent_edge);
+    PAC_CHECK_EQ(get_stats(pac).request_copies, 1);
+    PAC_CHECK_EQ(get_stats(pac).held, 1);
+    CHECK_N_EMITTED(0);
+
+    /* The peer acknowledges the copy's data, and the rest of the answer
+     * arrives: the request goes, not copied again. */
+    rx(pac, AT(25 + COPY_US), 1, 1 + 4 * MSS, 0, ACK, PAC_ECN_ECT0);
+    rx_data(pac, AT(30 + COPY_US), 1, 1 + 4 * MSS, 6 * MSS);
+    run(pac, AT(40 + COPY_US));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    run(pac, AT(4 * COPY_US));
+    PAC_CHECK_EQ(n_copies, 1);
     end_pac();
 }
 
@@ -289,6 +340,7 @@ main(void)
 {
     PAC_RUN_TEST(test_copy_when_due_and_fits);
     PAC_RUN_TEST(test_request_passed_by_data_goes_as_ack);
+    PAC_RUN_TEST(test_copy_of_request_while_answer_due);
     PAC_RUN_TEST(test_no_copy_when_released_early);
     PAC_RUN_TEST(test_no_copy_when_off);
     PAC_RUN_TEST(test_copy_wakeup);
