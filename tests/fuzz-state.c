@@ -35,8 +35,10 @@
  *     superseded by a newer held pure ACK is dropped as stale;
  *   - a copy (request_copy_us, pac_set_copy_cb()) is of a held packet
  *     with payload, at most once, and only when it fits, like a release in
- *     turn; at its connection's head with its own timestamp (and its own
- *     ACK number or an old one); behind it with the head's timestamp;
+ *     turn; at its connection's head with its own timestamp, behind it
+ *     with the head's; its ACK number one that the connection's segments
+ *     carried or where one that arrived on it started or ended, or one
+ *     below such a number (an old ACK);
  *   - held packets within max_held (libpac caps them by count only: there
  *     is no byte cap to check), the per-level and per-flow counts
  *     (pac_dump_flows()) equal to the packets held, the flow table within
@@ -148,6 +150,15 @@ struct fz {
 
     struct fz_pkt pkts[MAX_PKTS];
     int n_pkts;
+
+    /* The sequence numbers where the segments given to pac_rx() start and
+     * end, with their connections: libpac's record of what arrived
+     * (rcv_nxt) is one of them. */
+    struct {
+        int conn;
+        uint32_t seq;
+    } rx_seqs[2 * MAX_OPS];
+    int n_rx_seqs;
     struct fz_conn conns[N_CONNS];
     int total_held;
     uint64_t n_emitted;
@@ -477,6 +488,35 @@ conn_held_remove(struct fz_conn *c, int pos)
     }
 }
 
+/* Whether 'ack' is an ACK number that the receiver's segments of
+ * connection 'conn' carried, or where a segment that arrived on it started
+ * or ended, or one below either.  A copy takes its own ACK number, or one
+ * below the newest that left its flow (an old ACK), which libpac caps at
+ * what has arrived.  Which of those is libpac's to know under hostile
+ * sequence and ACK numbers (a segment without the ACK flag is held with
+ * its flow's last, a flow forgotten and seen again starts over), so this
+ * checks only that the number comes from the connection, not from another
+ * flow or from nowhere. */
+static bool
+is_conn_ack(int conn, uint32_t ack)
+{
+    for (int i = 0; i < fz.n_pkts; i++) {
+        const struct fz_pkt *q = &fz.pkts[i];
+
+        if (q->conn == conn && (q->flags & PAC_TCP_ACK)
+            && (q->ack == ack || q->ack == ack + 1)) {
+            return true;
+        }
+    }
+    for (int i = 0; i < fz.n_rx_seqs; i++) {
+        if (fz.rx_seqs[i].conn == conn
+            && (fz.rx_seqs[i].seq == ack || fz.rx_seqs[i].seq == ack + 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A copy of held data (request_copy_us): of a held packet with payload,
  * once; see the invariants above for its ACK number and timestamp. */
 static void
@@ -493,18 +533,17 @@ fz_copy(void *aux, void *pkt_, const struct pac_copy *how)
     c = &fz.conns[p->conn];
     FUZZ_ASSERT(c->n_held, pkt);
     if (c->held[0] == pkt) {
-        /* Its own ACK number, or an old one (one below the newest that
-         * left, which this harness does not track under hostile ACK
-         * numbers: only its own timestamp is checked then). */
         FUZZ_ASSERT(!how->tsval_from, pkt);
     } else {
         FUZZ_ASSERT(how->tsval_from == &fz.pkts[c->held[0]], pkt);
     }
+    FUZZ_ASSERT(is_conn_ack(p->conn, how->ack), pkt);
     FUZZ_ASSERT(p->len > 0, pkt);
     FUZZ_ASSERT(!p->copied, pkt);
     p->copied = true;
     if (fz.verbose) {
-        fprintf(stderr, "  copy of packet %d\n", pkt);
+        fprintf(stderr, "  copy of packet %d ack %"PRIu32" window %u\n", pkt,
+                how->ack, (unsigned) how->window);
     }
     fit_watch_copy(&fz.fit, fz.pac);
     check_fit(pkt);
@@ -669,6 +708,13 @@ do_rx(void)
     end = seq + len + !!(flags & (PAC_TCP_SYN | PAC_TCP_FIN));
     if (restart || pac_seq_gt(end, c->peer_seq)) {
         c->peer_seq = end;
+    }
+
+    if (fz.n_rx_seqs + 2 <= (int) (sizeof fz.rx_seqs / sizeof *fz.rx_seqs)) {
+        fz.rx_seqs[fz.n_rx_seqs].conn = conn;
+        fz.rx_seqs[fz.n_rx_seqs++].seq = seq;
+        fz.rx_seqs[fz.n_rx_seqs].conn = conn;
+        fz.rx_seqs[fz.n_rx_seqs++].seq = end;
     }
 
     begin_call("pac_rx");
