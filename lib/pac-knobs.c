@@ -94,8 +94,9 @@ const struct pac_knob pac_knobs[] = {
          "once its window fits."),
     KNOB("request-copy-us", OTHER_CONFIG, U32, request_copy_us,
          "microseconds", 50000, 0, PAC_MAX_HOLD_LIMIT_US,
-         "Wait after which a held request also goes out as a zero-window "
-         "copy, so the VM's retransmission timer stops; 0 turns it off."),
+         "Wait after which held data of the VM also goes out as a copy "
+         "that gives the peer no room, so the VM's retransmission timer "
+         "stops; 0 turns it off."),
     KNOB("max-flows", OTHER_CONFIG, U32, max_flows, "connections", 16384,
          1, PAC_MAX_FLOWS_LIMIT,
          "Flow table capacity."),

@@ -97,13 +97,15 @@ struct pac_config {
      * goes out at once as a copy, in microseconds; 0 turns it off.  The
      * peer acknowledges the copy, which stops the receiver's
      * retransmission timer, and the held segment still goes at its turn.
-     * A request at its flow's head is copied with a closed (zero) window,
-     * so the peer may not answer yet; data queued behind other held
-     * segments of its flow is copied with an old ACK number, which gives
-     * the peer nothing to send (docs/libpac.md).  So data may wait its
-     * turn longer than the receiver's RTO (200 ms minimum on Linux)
-     * without timing the receiver out.  Needs a caller that copies packets
-     * (pac_set_copy_cb()).  [50000] */
+     * A copy gives the peer nothing more to send (docs/libpac.md): a
+     * request at its flow's head is copied with a window that ends where
+     * the data the peer sent ends (closed for an idle peer), or with an
+     * old ACK number while an answer is still due; data queued behind
+     * other held segments of its flow is copied with an old ACK number.
+     * A held request that data passes goes as an ACK instead, under
+     * max_hold_us.  So data may wait its turn longer than the receiver's
+     * RTO (200 ms minimum on Linux) without timing the receiver out.
+     * Needs a caller that copies packets (pac_set_copy_cb()).  [50000] */
     uint32_t request_copy_us;
 
     /* Flow table capacity.  [16384] */
