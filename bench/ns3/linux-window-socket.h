@@ -4,11 +4,16 @@
 #ifndef LINUX_WINDOW_SOCKET_H
 #define LINUX_WINDOW_SOCKET_H 1
 
-/* ns-3 3.37's TCP socket with one change: it takes a zero window from a
- * segment whose sequence and acknowledgement numbers are those of the last
- * window update, as Linux and RFC 793 do.
+/* ns-3 3.37's TCP socket with two changes, both to windows, both what
+ * Linux does:
  *
- * Why: libpac's zero-window copy of a held request (request_copy_us,
+ * 1. It takes a zero window from a segment whose sequence and
+ *    acknowledgement numbers are those of the last window update, as Linux
+ *    and RFC 793 do.
+ * 2. It sends no new data past the right edge of the peer's window, in
+ *    loss recovery too (AvailableWindow() below).
+ *
+ * Why 1: libpac's zero-window copy of a held request (request_copy_us,
  * docs/libpac.md) carries the request's own sequence number, which equals
  * the one on the receiver's pure ACKs since its previous request.  Linux
  * (tcp_may_update_window(): "ack_seq == snd_wl1 && (nwin > snd_wnd ||
@@ -19,7 +24,26 @@
  * ignores the zero window and answers the copy at once: from the second
  * round on every copy released its request's answer early, the answers
  * overflowed the buffer and ns-3's loss recovery then crashed
- * (docs/scale.md).  Everything else is ns-3's TcpSocketBase, unmodified. */
+ * (docs/scale.md).
+ *
+ * Why 2: with every byte of the peer's window sent (SND.NXT - SND.UNA =
+ * rWnd), ns-3 3.37's TcpTxBuffer::NextSeg() (rule (2), "m_sentSize <=
+ * m_rWndCallback()") still offers new data, a segment of zero bytes
+ * (seqHigh = seq), and TcpSocketBase::SendPendingData() sends it whenever
+ * its available window, min(cwnd, rWnd) less RFC 6675's pipe, is above 0:
+ * in loss recovery, where lost and SACKed segments leave the pipe.
+ * TcpTxBuffer::CopyFromSequence() returns null for zero bytes, and
+ * TcpRateLinux::SkbSent() dereferences it: the crash.  A sender whose
+ * window the receiver keeps small (the receiver-window scheme, or
+ * libpac's zero windows) and who loses segments reaches that state; one
+ * with a 1 MB window never does.  Linux's tcp_write_xmit() sends new data
+ * only when the whole segment fits under the window's right edge
+ * (tcp_snd_wnd_test()) and still retransmits lost segments.  This socket
+ * reports no available window when ns-3's next segment would be that
+ * empty one, so SendPendingData() stops there; lost segments that
+ * NextSeg() offers first go as before.
+ *
+ * Everything else is ns-3's TcpSocketBase, unmodified. */
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -67,6 +91,26 @@ public:
     }
 
 protected:
+    /* Change 2 above.  NextSeg() is what SendPendingData() asks next; it
+     * walks the sent segments, so it is asked only when every byte of the
+     * peer's window has been sent. */
+    uint32_t AvailableWindow(void) const override
+    {
+        uint32_t room = TcpSocketBase::AvailableWindow();
+        SequenceNumber32 next, high;
+
+        if (room && m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence()
+                    >= (int32_t) m_rWnd.Get()
+            && m_txBuffer->NextSeg(&next, &high,
+                                   m_sackEnabled
+                                   && m_tcb->m_congState
+                                      == TcpSocketState::CA_RECOVERY)
+            && next == high) {
+            return 0;
+        }
+        return room;
+    }
+
     Ptr<TcpSocketBase> Fork(void) override
     {
         /* Connections accepted on a listening socket are its copies. */

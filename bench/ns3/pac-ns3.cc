@@ -28,11 +28,15 @@
  *
  * With --scheme pac, the receiver's network device is a PacDevice
  * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
- * runs it.  Two departures, both forced by ns-3 (docs/scale.md): libpac
- * sees each SYN with the MSS option a Linux stack adds (ns-3 sends none),
- * and the hosts' sockets take a zero window as Linux does
- * (linux-window-socket.h: ns-3 3.37 ignores the zero window of PAC's
- * copies of held requests).  The applications are in incast-app.h; this file
+ * runs it.  With --scheme rwnd, the same device and libpac with policy
+ * rwnd: ICTCP's and AC/DC TCP's receiver window, each connection's share
+ * of the buffer written into the receiver's ACKs, nothing held.  Three
+ * departures, all forced by ns-3 (docs/scale.md): libpac sees each SYN
+ * with the MSS option a Linux stack adds (ns-3 sends none), and the
+ * hosts' sockets take a zero window, and keep to a window whose bytes are
+ * all sent, as Linux does (linux-window-socket.h: ns-3 3.37 ignores the
+ * zero window of PAC's copies of held requests, and crashes sending an
+ * empty segment at a full window in loss recovery).  The applications are in incast-app.h; this file
  * holds the options, the topology, the ToR's forwarding, the bottleneck's
  * statistics and the output.
  *
@@ -86,7 +90,7 @@ namespace {
 const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
-    std::string scheme = "pac";         /* pac | tcp | dctcp */
+    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd */
     /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
      * window by one segment per ACK in slow start whatever the ACK
      * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
@@ -120,10 +124,14 @@ usage(void)
     printf("usage: pac-ns3 [OPTIONS]\n"
            "The PAC paper's single-ToR incast in ns-3, with libpac on the "
            "receiver's host.\n\n"
-           "  --scheme pac|tcp|dctcp\n"
+           "  --scheme pac|tcp|dctcp|rwnd\n"
            "                        PAC on the receiver's host, plain TCP, "
-           "or DCTCP with\n"
-           "                        ECN marking at the ToR (default pac)\n"
+           "DCTCP with\n"
+           "                        ECN marking at the ToR, or the "
+           "receiver-window\n"
+           "                        scheme (libpac's policy=rwnd) on the "
+           "receiver's host\n"
+           "                        (default pac)\n"
            "  --iw SEGMENTS         the hosts' initial window (default 10)\n"
            "  --dctcp-k K           DCTCP's marking threshold, packets "
            "(default 20 below\n"
@@ -261,8 +269,9 @@ parse_options(int argc, char **argv)
             exit(2);
         }
     }
-    if (o.scheme != "pac" && o.scheme != "tcp" && o.scheme != "dctcp") {
-        fprintf(stderr, "pac-ns3: --scheme is pac, tcp or dctcp\n");
+    if (o.scheme != "pac" && o.scheme != "tcp" && o.scheme != "dctcp"
+        && o.scheme != "rwnd" && o.scheme != "ap") {
+        fprintf(stderr, "pac-ns3: --scheme is pac, tcp, dctcp, rwnd or ap\n");
         exit(2);
     }
     if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
@@ -632,7 +641,7 @@ main(int argc, char **argv)
     buffer->TraceConnectWithoutContext(
         "Drop", MakeCallback(&QueueStats::Dropped, &qstats));
 
-    if (o.scheme == "pac") {
+    if (o.scheme == "pac" || o.scheme == "rwnd") {
         pac_config cfg;
         pac_config_init(&cfg);
         cfg.hash_seed = 0x5ac0ffee;     /* The same layout every run. */
@@ -641,6 +650,12 @@ main(int argc, char **argv)
         /* ns-3's TCP sends no MSS option: tell PAC the segment size. */
         cfg.default_mss = SEGMENT_SIZE;
         cfg.request_copy_us = o.request_copy_us;
+        if (o.scheme == "rwnd") {
+            /* Holds nothing: each connection's advertised window lowered
+             * to threshold / connections, at least 2 segments, as the
+             * testbed's rwnd (docs/libpac.md). */
+            cfg.policy = PAC_POLICY_RWND;
+        }
         nic->StartPac(cfg, o.syn_mss);
     }
 
