@@ -9,8 +9,9 @@
  * opens one connection per sender, then runs barrier-synchronised rounds
  * (a request on every connection at once; the next round when every
  * answer has arrived), as bench/sim/pac-sim and bench/incast do.  Also
- * the count of the sockets' retransmission-timer expiries.  The sockets
- * are LinuxWindowSocket: ns-3's TCP with Linux's rule for zero windows. */
+ * the count of the sockets' retransmission-timer expiries, and Adaptive
+ * Pacing at the senders (--scheme ap).  The sockets are LinuxWindowSocket:
+ * ns-3's TCP with Linux's rules for windows. */
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -54,11 +55,64 @@ struct RtoCounter {
     }
 };
 
+/* Adaptive Pacing at the senders (--scheme ap; the AP paper, eq. (16), as
+ * bench/incast/server.c's ap_pace() implements it on the testbed): the
+ * interval between two segments of a connection is
+ *
+ *     t = max(0, min(RTT / w, (n w - B) / (C (w - 1))))
+ *
+ * from its congestion window w (segments) and smoothed RTT, the
+ * connections n, the buffer B and the bottleneck's rate C in frames,
+ * randomised to t (1 + x), x uniform on [-1, 1] (the paper's
+ * desynchronisation), and set as the socket's maximum pacing rate
+ * (frame / t bytes per second; unlimited when t is 0).  Set before each
+ * answer and again at each change of the congestion window (the paper
+ * computes t per window).  One for all senders. */
+struct ApPacing {
+    double flows = 1;                   /* n. */
+    double buffer_frames = 0;           /* B. */
+    double rate_frames = 0;             /* C, frames per second. */
+    double frame = 0;                   /* Bytes on the wire per segment. */
+    Ptr<UniformRandomVariable> x;       /* Uniform on [-1, 1]. */
+    uint64_t sets = 0;                  /* Rates set, ... */
+    uint64_t paced_sets = 0;            /* ... of them finite. */
+    uint64_t paced_conns = 0;           /* Connections ever paced. */
+    std::vector<double> interval_us;    /* Each finite set's t (1 + x). */
+
+    /* Sets 'socket''s pacing rate from its window and RTT now; returns
+     * whether the rate is finite. */
+    bool Pace(Ptr<LinuxWindowSocket> socket)
+    {
+        double w = socket->CwndSegments();
+        double rtt = socket->SmoothedRtt().GetSeconds();
+        if (!w || rtt <= 0) {
+            return false;
+        }
+        double t = rtt / w;
+        if (w > 1) {
+            t = std::min(t, (flows * w - buffer_frames)
+                            / (rate_frames * (w - 1)));
+        }
+        t = std::max(t, 0.0) * (1 + x->GetValue());
+        sets++;
+        if (t > 0) {
+            paced_sets++;
+            interval_us.push_back(t * 1e6);
+            socket->SetMaxPacingRate(DataRate((uint64_t) (8 * frame / t)),
+                                     true);
+            return true;
+        }
+        socket->SetMaxPacingRate(DataRate(UINT64_MAX / 2), false);
+        return false;
+    }
+};
+
 /* A sender: answers each whole request on a connection with 'bytes'. */
 class Sender {
 public:
-    Sender(Ptr<Node> node, const IncastConfig &cfg, RtoCounter *rto)
-        : m_cfg(cfg), m_rto(rto)
+    Sender(Ptr<Node> node, const IncastConfig &cfg, RtoCounter *rto,
+           ApPacing *ap = nullptr)
+        : m_cfg(cfg), m_rto(rto), m_ap(ap)
     {
         m_listen = LinuxWindowSocket::Create(node);
         m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(),
@@ -79,6 +133,25 @@ private:
             "RTO", MakeCallback(&RtoCounter::Changed, m_rto));
         socket->SetRecvCallback(MakeCallback(&Sender::Readable, this));
         socket->SetSendCallback(MakeCallback(&Sender::Writable, this));
+        if (m_ap) {
+            socket->TraceConnectWithoutContext(
+                "CongestionWindow", MakeCallback(&Sender::CwndChanged, this));
+        }
+    }
+
+    /* Adaptive Pacing: a new window, a new interval. */
+    void CwndChanged(uint32_t, uint32_t)
+    {
+        Pace();
+    }
+
+    void Pace(void)
+    {
+        if (m_ap && m_ap->Pace(DynamicCast<LinuxWindowSocket>(m_socket))
+            && !m_paced) {
+            m_paced = true;
+            m_ap->paced_conns++;
+        }
     }
 
     void Readable(Ptr<Socket> socket)
@@ -94,6 +167,7 @@ private:
             asked = true;
         }
         if (asked) {
+            Pace();
             /* Host noise that breaks the exact ties between senders. */
             Simulator::Schedule(NanoSeconds(m_jitter->GetInteger()),
                                 &Sender::Pump, this);
@@ -116,6 +190,8 @@ private:
 
     const IncastConfig &m_cfg;
     RtoCounter *m_rto;
+    ApPacing *m_ap;                     /* Null: not paced. */
+    bool m_paced = false;
     Ptr<UniformRandomVariable> m_jitter;
     Ptr<Socket> m_listen;
     Ptr<Socket> m_socket;

@@ -90,6 +90,36 @@ public:
         return socket;
     }
 
+    /* Paces this socket's segments at 'rate' at most, as Linux's
+     * SO_MAX_PACING_RATE does (--scheme ap, incast-app.h): the first
+     * finite rate turns pacing on, initial window included, and it stays
+     * on; ns-3's own rate is then min(rate, cwnd / last RTT x 200 % in
+     * slow start, 120 % after), as Linux's internal pacing.  A rate's
+     * bytes are TCP payload bytes, as Linux paces a segment's length. */
+    void SetMaxPacingRate(DataRate rate, bool finite)
+    {
+        if (!finite && !m_tcb->m_pacing) {
+            return;                     /* Linux: ~0 leaves pacing off. */
+        }
+        m_tcb->m_pacing = true;
+        m_tcb->m_paceInitialWindow = true;
+        m_tcb->m_maxPacingRate = rate;
+        if (m_tcb->m_lastRtt.Get().IsStrictlyPositive()) {
+            UpdatePacingRate();
+        } else {
+            m_tcb->m_pacingRate = rate;
+        }
+    }
+
+    /* The congestion window in segments, and the smoothed RTT: what
+     * Linux's TCP_INFO gives (tcpi_snd_cwnd, tcpi_rtt). */
+    uint32_t CwndSegments(void) const
+    {
+        return m_tcb->m_cWnd.Get() / m_tcb->m_segmentSize;
+    }
+
+    Time SmoothedRtt(void) const { return m_rtt->GetEstimate(); }
+
 protected:
     /* Change 2 above.  NextSeg() is what SendPendingData() asks next; it
      * walks the sent segments, so it is asked only when every byte of the

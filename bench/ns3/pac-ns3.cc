@@ -36,7 +36,11 @@
  * hosts' sockets take a zero window, and keep to a window whose bytes are
  * all sent, as Linux does (linux-window-socket.h: ns-3 3.37 ignores the
  * zero window of PAC's copies of held requests, and crashes sending an
- * empty segment at a full window in loss recovery).  The applications are in incast-app.h; this file
+ * empty segment at a full window in loss recovery).
+ *
+ * With --scheme ap, no PAC: every sender paces each connection by Adaptive
+ * Pacing (the AP paper's eq. (16), as the testbed's bench/incast does;
+ * ApPacing in incast-app.h), with ns-3's TCP pacing.  The applications are in incast-app.h; this file
  * holds the options, the topology, the ToR's forwarding, the bottleneck's
  * statistics and the output.
  *
@@ -90,7 +94,7 @@ namespace {
 const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
-    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd */
+    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd | ap */
     /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
      * window by one segment per ACK in slow start whatever the ACK
      * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
@@ -124,14 +128,15 @@ usage(void)
     printf("usage: pac-ns3 [OPTIONS]\n"
            "The PAC paper's single-ToR incast in ns-3, with libpac on the "
            "receiver's host.\n\n"
-           "  --scheme pac|tcp|dctcp|rwnd\n"
+           "  --scheme pac|tcp|dctcp|rwnd|ap\n"
            "                        PAC on the receiver's host, plain TCP, "
            "DCTCP with\n"
-           "                        ECN marking at the ToR, or the "
+           "                        ECN marking at the ToR, the "
            "receiver-window\n"
            "                        scheme (libpac's policy=rwnd) on the "
-           "receiver's host\n"
-           "                        (default pac)\n"
+           "receiver's host,\n"
+           "                        or Adaptive Pacing at the senders "
+           "(default pac)\n"
            "  --iw SEGMENTS         the hosts' initial window (default 10)\n"
            "  --dctcp-k K           DCTCP's marking threshold, packets "
            "(default 20 below\n"
@@ -659,10 +664,24 @@ main(int argc, char **argv)
         nic->StartPac(cfg, o.syn_mss);
     }
 
+    /* Adaptive Pacing's inputs, in frames as the bottleneck counts them
+     * (IP length + 2), for every sender. */
+    ApPacing ap;
+    if (o.scheme == "ap") {
+        ap.frame = SEGMENT_SIZE + 52 + 2;
+        ap.flows = o.senders;
+        ap.buffer_frames = buffer_bytes / ap.frame;
+        ap.rate_frames = o.rate_gbps * 1e9 / 8 / ap.frame;
+        ap.x = CreateObject<UniformRandomVariable>();
+        ap.x->SetAttribute("Min", DoubleValue(-1));
+        ap.x->SetAttribute("Max", DoubleValue(1));
+    }
+
     RtoCounter sender_rto;
     std::vector<Sender *> apps;
     for (uint32_t i = 0; i < o.senders; i++) {
-        apps.push_back(new Sender(senders.Get(i), o.incast, &sender_rto));
+        apps.push_back(new Sender(senders.Get(i), o.incast, &sender_rto,
+                                  o.scheme == "ap" ? &ap : nullptr));
     }
     Receiver client(receiver, o.incast, sender_addrs);
 
@@ -732,6 +751,14 @@ main(int argc, char **argv)
                pst.dry_reclaims, pst.answer_ends, pst.late_data);
     }
 
+    if (o.scheme == "ap") {
+        double interval_p50 = percentile(ap.interval_us, 50);
+        printf("  ap: rates set %" PRIu64 ", paced %" PRIu64
+               ", connections paced %" PRIu64 "/%u, interval p50 %.1f us"
+               " (n %g, B %.1f frames, C %.0f frames/s)\n",
+               ap.sets, ap.paced_sets, ap.paced_conns, o.senders,
+               interval_p50, ap.flows, ap.buffer_frames, ap.rate_frames);
+    }
     if (marking) {
         printf("  dctcp: K %u packets, marked %" PRIu64 "\n",
                marking->k_packets, marking->marked);
