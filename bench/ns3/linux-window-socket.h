@@ -4,14 +4,15 @@
 #ifndef LINUX_WINDOW_SOCKET_H
 #define LINUX_WINDOW_SOCKET_H 1
 
-/* ns-3 3.37's TCP socket with two changes, both to windows, both what
- * Linux does:
+/* ns-3 3.37's TCP socket with three changes, each what Linux does:
  *
  * 1. It takes a zero window from a segment whose sequence and
  *    acknowledgement numbers are those of the last window update, as Linux
  *    and RFC 793 do.
  * 2. It sends no new data past the right edge of the peer's window, in
  *    loss recovery too (AvailableWindow() below).
+ * 3. It measures RTT from the acknowledged segment's send time rather
+ *    than from the millisecond timestamp echo (EstimateRtt() below).
  *
  * Why 1: libpac's zero-window copy of a held request (request_copy_us,
  * docs/libpac.md) carries the request's own sequence number, which equals
@@ -42,6 +43,17 @@
  * reports no available window when ns-3's next segment would be that
  * empty one, so SendPendingData() stops there; lost segments that
  * NextSeg() offers first go as before.
+ *
+ * Why 3: ns-3 3.37's timestamps count milliseconds (TcpOptionTS::
+ * NowToTsValue()), and with timestamps on TcpSocketBase::EstimateRtt()
+ * takes its sample from the echo alone: 0 ms, recorded as 1 us, at our
+ * 100 us RTTs, whole milliseconds under queueing.  Linux's timestamps
+ * count milliseconds too, but tcp_ack_update_rtt() prefers the sample from
+ * the send time of the segment the ACK covers (microseconds; Karn's rule:
+ * none from a retransmission) and uses the echo only when it has none.
+ * Adaptive Pacing's interval (RTT / cwnd) needs the real RTT, as does
+ * ns-3's pacing rate (cwnd / RTT).  The RTO (at least 200 ms) is the same
+ * either way at these RTTs.
  *
  * Everything else is ns-3's TcpSocketBase, unmodified. */
 
@@ -139,6 +151,18 @@ protected:
             return 0;
         }
         return room;
+    }
+
+    /* Change 3 above: ns-3's own estimate, from the send history, which
+     * it takes only without timestamps (it keeps the history either way,
+     * with Karn's rule). */
+    void EstimateRtt(const TcpHeader &header) override
+    {
+        bool timestamps = m_timestampEnabled;
+
+        m_timestampEnabled = false;
+        TcpSocketBase::EstimateRtt(header);
+        m_timestampEnabled = timestamps;
     }
 
     Ptr<TcpSocketBase> Fork(void) override

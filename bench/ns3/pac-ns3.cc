@@ -30,13 +30,14 @@
  * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
  * runs it.  With --scheme rwnd, the same device and libpac with policy
  * rwnd: ICTCP's and AC/DC TCP's receiver window, each connection's share
- * of the buffer written into the receiver's ACKs, nothing held.  Three
+ * of the buffer written into the receiver's ACKs, nothing held.  Four
  * departures, all forced by ns-3 (docs/scale.md): libpac sees each SYN
  * with the MSS option a Linux stack adds (ns-3 sends none), and the
- * hosts' sockets take a zero window, and keep to a window whose bytes are
- * all sent, as Linux does (linux-window-socket.h: ns-3 3.37 ignores the
- * zero window of PAC's copies of held requests, and crashes sending an
- * empty segment at a full window in loss recovery).
+ * hosts' sockets take a zero window, keep to a window whose bytes are all
+ * sent and measure RTT from send times, as Linux does
+ * (linux-window-socket.h: ns-3 3.37 ignores the zero window of PAC's
+ * copies of held requests, crashes sending an empty segment at a full
+ * window in loss recovery, and takes RTT from millisecond timestamps).
  *
  * With --scheme ap, no PAC: every sender paces each connection by Adaptive
  * Pacing (the AP paper's eq. (16), as the testbed's bench/incast does;
