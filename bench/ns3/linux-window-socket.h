@@ -105,9 +105,10 @@ public:
     /* Paces this socket's segments at 'rate' at most, as Linux's
      * SO_MAX_PACING_RATE does (--scheme ap, incast-app.h): the first
      * finite rate turns pacing on, initial window included, and it stays
-     * on; ns-3's own rate is then min(rate, cwnd / last RTT x 200 % in
-     * slow start, 120 % after), as Linux's internal pacing.  A rate's
-     * bytes are TCP payload bytes, as Linux paces a segment's length. */
+     * on; ns-3's own rate is then min(rate, cwnd / smoothed RTT x 200 %
+     * below half the slow-start threshold, 120 % above), as Linux's
+     * internal pacing.  A rate's bytes are TCP payload bytes, as Linux
+     * paces a segment's length. */
     void SetMaxPacingRate(DataRate rate, bool finite)
     {
         if (!finite && !m_tcb->m_pacing) {

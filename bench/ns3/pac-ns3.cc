@@ -41,9 +41,11 @@
  *
  * With --scheme ap, no PAC: every sender paces each connection by Adaptive
  * Pacing (the AP paper's eq. (16), as the testbed's bench/incast does;
- * ApPacing in incast-app.h), with ns-3's TCP pacing.  The applications are in incast-app.h; this file
- * holds the options, the topology, the ToR's forwarding, the bottleneck's
- * statistics and the output.
+ * ApPacing in incast-app.h), with ns-3's TCP pacing.
+ *
+ * The applications are in incast-app.h; this file holds the options, the
+ * topology, the ToR's forwarding, the bottleneck's statistics and the
+ * output.
  *
  * Output: one machine-readable line
  *
