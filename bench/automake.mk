@@ -33,7 +33,9 @@ bench_ns3_pac_ns3_SOURCES = \
 	bench/ns3/linux-window-socket.h \
 	bench/ns3/pac-device.cc \
 	bench/ns3/pac-device.h \
-	bench/ns3/pac-ns3.cc
+	bench/ns3/pac-ns3.cc \
+	bench/ns3/pulser.cc \
+	bench/ns3/pulser.h
 bench_ns3_pac_ns3_CPPFLAGS = -I$(srcdir)/lib $(NS3_CFLAGS)
 bench_ns3_pac_ns3_CXXFLAGS = $(AM_CXXFLAGS) -Wall -Wextra
 bench_ns3_pac_ns3_LDADD = lib/libpac.la $(NS3_LIBS)

@@ -43,6 +43,10 @@
  * Pacing (the AP paper's eq. (16), as the testbed's bench/incast does;
  * ApPacing in incast-app.h), with ns-3's TCP pacing.
  *
+ * With --scheme pulser, no PAC: Pulser with Explicit Incast Notifications
+ * (pulser.h): EIN at the bottleneck's dequeue beside DCTCP's marking, the
+ * receiver's device echoing it, the senders braking on it.
+ *
  * The applications are in incast-app.h; this file holds the options, the
  * topology, the ToR's forwarding, the bottleneck's statistics and the
  * output.
@@ -78,6 +82,7 @@
 
 #include "incast-app.h"
 #include "pac-device.h"
+#include "pulser.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -97,7 +102,8 @@ namespace {
 const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
-    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd | ap */
+    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd | ap
+                                         * | pulser */
     /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
      * window by one segment per ACK in slow start whatever the ACK
      * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
@@ -131,15 +137,16 @@ usage(void)
     printf("usage: pac-ns3 [OPTIONS]\n"
            "The PAC paper's single-ToR incast in ns-3, with libpac on the "
            "receiver's host.\n\n"
-           "  --scheme pac|tcp|dctcp|rwnd|ap\n"
+           "  --scheme pac|tcp|dctcp|rwnd|ap|pulser\n"
            "                        PAC on the receiver's host, plain TCP, "
            "DCTCP with\n"
            "                        ECN marking at the ToR, the "
            "receiver-window\n"
            "                        scheme (libpac's policy=rwnd) on the "
            "receiver's host,\n"
-           "                        or Adaptive Pacing at the senders "
-           "(default pac)\n"
+           "                        Adaptive Pacing at the senders, or "
+           "Pulser with\n"
+           "                        EIN at the ToR (default pac)\n"
            "  --iw SEGMENTS         the hosts' initial window (default 10)\n"
            "  --dctcp-k K           DCTCP's marking threshold, packets "
            "(default 20 below\n"
@@ -278,16 +285,17 @@ parse_options(int argc, char **argv)
         }
     }
     if (o.scheme != "pac" && o.scheme != "tcp" && o.scheme != "dctcp"
-        && o.scheme != "rwnd" && o.scheme != "ap") {
-        fprintf(stderr, "pac-ns3: --scheme is pac, tcp, dctcp, rwnd or ap\n");
+        && o.scheme != "rwnd" && o.scheme != "ap" && o.scheme != "pulser") {
+        fprintf(stderr, "pac-ns3: --scheme is pac, tcp, dctcp, rwnd, ap or "
+                "pulser\n");
         exit(2);
     }
     if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
         fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
         exit(2);
     }
-    if (o.scheme == "dctcp") {
-        o.cc = "dctcp";                 /* What the RESULT line shows. */
+    if (o.scheme == "dctcp" || o.scheme == "pulser") {
+        o.cc = o.scheme;                /* What the RESULT line shows. */
     }
     if (o.senders < 1 || o.senders > 16000 || o.incast.rounds < 1
         || o.rate_gbps <= 0 || o.access_gbps <= 0 || o.buffer_kb < 2
@@ -521,6 +529,8 @@ main(int argc, char **argv)
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(o.scheme == "dctcp"
                                    ? LinuxDctcp::GetTypeId()
+                                   : o.scheme == "pulser"
+                                   ? PulserTcp::GetTypeId()
                                    : o.cc == "cubic"
                                    ? TcpCubic::GetTypeId()
                                    : o.cc == "linuxreno"
@@ -600,12 +610,20 @@ main(int argc, char **argv)
     tor_port->SetDataRate(DataRate(rate_string(o.rate_gbps)));
     Ptr<Queue<Packet>> buffer;
     Ptr<MarkingQueue> marking;
+    Ptr<EinQueue> ein;
+    uint32_t dctcp_k = o.dctcp_k ? o.dctcp_k
+                       : o.rate_gbps < 10 ? 20
+                       : (uint32_t) (65 * o.rate_gbps / 10 + 0.5);
     if (o.scheme == "dctcp") {
         marking = CreateObject<MarkingQueue>();
-        marking->k_packets = o.dctcp_k ? o.dctcp_k
-                             : o.rate_gbps < 10 ? 20
-                             : (uint32_t) (65 * o.rate_gbps / 10 + 0.5);
+        marking->k_packets = dctcp_k;
         buffer = marking;
+    } else if (o.scheme == "pulser") {
+        ein = CreateObject<EinQueue>();
+        ein->k_packets = dctcp_k;
+        ein->high_water = dctcp_k * 3 / 2;
+        ein->threshold_Bps = EIN_THRESHOLD * o.rate_gbps * 1e9 / 8;
+        buffer = ein;
     } else {
         buffer = CreateObject<DropTailQueue<Packet>>();
     }
@@ -615,7 +633,9 @@ main(int argc, char **argv)
     tor->AddDevice(tor_port);
     tor_port->Attach(channel);
 
-    Ptr<PacDevice> nic = CreateObject<PacDevice>();
+    Ptr<PacDevice> nic = o.scheme == "pulser"
+                         ? Ptr<PacDevice>(CreateObject<EinEchoDevice>())
+                         : CreateObject<PacDevice>();
     nic->SetAddress(Mac48Address::Allocate());
     nic->SetDataRate(DataRate(rate_string(o.rate_gbps)));
     Ptr<Queue<Packet>> nic_queue = CreateObject<DropTailQueue<Packet>>();
@@ -638,6 +658,9 @@ main(int argc, char **argv)
     remove_queue_discs(tor);
     for (uint32_t i = 0; i < o.senders; i++) {
         remove_queue_discs(senders.Get(i));
+        if (ein) {
+            pulser_watch_sender(senders.Get(i)->GetDevice(1));
+        }
     }
 
     QueueStats qstats;
@@ -765,6 +788,17 @@ main(int argc, char **argv)
     if (marking) {
         printf("  dctcp: K %u packets, marked %" PRIu64 "\n",
                marking->k_packets, marking->marked);
+    }
+
+    if (ein) {
+        const PulserStats &ps = pulser_stats;
+        printf("  pulser: EIN marked %" PRIu64 " of %" PRIu64 " (gradient %"
+               PRIu64 ", HighWaterMark %u packets), CE marked %" PRIu64
+               " (K %u), echoed ACKs %" PRIu64 ", taken %" PRIu64
+               ", senders reacted %" PRIu64 ", restored %" PRIu64 "\n",
+               ps.ein_marked, ps.dequeued, ps.ein_gradient, ein->high_water,
+               ps.ce_marked, ein->k_packets, ps.echoed_acks,
+               ps.echo_acks_seen, ps.reactions, ps.restores);
     }
 
     nic->StopPac();
