@@ -611,19 +611,14 @@ main(int argc, char **argv)
     Ptr<Queue<Packet>> buffer;
     Ptr<MarkingQueue> marking;
     Ptr<EinQueue> ein;
-    uint32_t dctcp_k = o.dctcp_k ? o.dctcp_k
-                       : o.rate_gbps < 10 ? 20
-                       : (uint32_t) (65 * o.rate_gbps / 10 + 0.5);
     if (o.scheme == "dctcp") {
         marking = CreateObject<MarkingQueue>();
-        marking->k_packets = dctcp_k;
+        marking->k_packets = o.dctcp_k ? o.dctcp_k
+                             : o.rate_gbps < 10 ? 20
+                             : (uint32_t) (65 * o.rate_gbps / 10 + 0.5);
         buffer = marking;
     } else if (o.scheme == "pulser") {
-        ein = CreateObject<EinQueue>();
-        ein->k_packets = dctcp_k;
-        ein->high_water = dctcp_k * 3 / 2;
-        ein->threshold_Bps = EIN_THRESHOLD * o.rate_gbps * 1e9 / 8;
-        buffer = ein;
+        buffer = ein = EinQueue::Make(o.dctcp_k, o.rate_gbps);
     } else {
         buffer = CreateObject<DropTailQueue<Packet>>();
     }
@@ -791,14 +786,7 @@ main(int argc, char **argv)
     }
 
     if (ein) {
-        const PulserStats &ps = pulser_stats;
-        printf("  pulser: EIN marked %" PRIu64 " of %" PRIu64 " (gradient %"
-               PRIu64 ", HighWaterMark %u packets), CE marked %" PRIu64
-               " (K %u), echoed ACKs %" PRIu64 ", taken %" PRIu64
-               ", senders reacted %" PRIu64 ", restored %" PRIu64 "\n",
-               ps.ein_marked, ps.dequeued, ps.ein_gradient, ein->high_water,
-               ps.ce_marked, ein->k_packets, ps.echoed_acks,
-               ps.echo_acks_seen, ps.reactions, ps.restores);
+        ein->PrintStats();
     }
 
     nic->StopPac();

@@ -6,6 +6,8 @@
 #include "pulser.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 
 namespace ns3 {
 
@@ -55,6 +57,38 @@ EinQueue::GetTypeId(void)
         .SetParent<DropTailQueue<Packet>>()
         .AddConstructor<EinQueue>();
     return tid;
+}
+
+Ptr<EinQueue>
+EinQueue::Make(uint32_t k_packets, double rate_gbps)
+{
+    Ptr<EinQueue> q = CreateObject<EinQueue>();
+
+    /* The DCTCP paper's K (as --scheme dctcp): 20 packets at 1 Gbit/s,
+     * 65 at 10 Gbit/s. */
+    q->k_packets = k_packets ? k_packets
+                   : rate_gbps < 10 ? 20
+                   : (uint32_t) (65 * rate_gbps / 10 + 0.5);
+    /* The paper sets HighWaterMark above the ECN threshold "to avoid
+     * throughput loss" and gives no value. */
+    q->high_water = q->k_packets * 3 / 2;
+    /* EIN_threshold in the gradient's unit, bytes per second. */
+    q->threshold_Bps = EIN_THRESHOLD * rate_gbps * 1e9 / 8;
+    return q;
+}
+
+void
+EinQueue::PrintStats(void) const
+{
+    const PulserStats &ps = pulser_stats;
+
+    printf("  pulser: EIN marked %" PRIu64 " of %" PRIu64 " (gradient %"
+           PRIu64 ", HighWaterMark %u packets), CE marked %" PRIu64
+           " (K %u), echoed ACKs %" PRIu64 ", taken %" PRIu64
+           ", senders reacted %" PRIu64 ", restored %" PRIu64 "\n",
+           ps.ein_marked, ps.dequeued, ps.ein_gradient, high_water,
+           ps.ce_marked, k_packets, ps.echoed_acks, ps.echo_acks_seen,
+           ps.reactions, ps.restores);
 }
 
 /* Sets 'set' in the TOS byte of the IPv4 packet behind 'packet''s PPP

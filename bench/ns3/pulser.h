@@ -76,6 +76,13 @@ class EinQueue : public DropTailQueue<Packet> {
 public:
     static TypeId GetTypeId(void);
 
+    /* The bottleneck's buffer at 'rate_gbps': K as --scheme dctcp's
+     * ('k_packets', or 0 for the DCTCP paper's), HighWaterMark 1.5 K. */
+    static Ptr<EinQueue> Make(uint32_t k_packets, double rate_gbps);
+
+    /* The detail line: the counts in pulser_stats. */
+    void PrintStats(void) const;
+
     uint32_t k_packets = 20;        /* DCTCP's K. */
     uint32_t high_water = 30;       /* HighWaterMark, packets. */
     double threshold_Bps = 0;       /* EIN_threshold, bytes/s. */
