@@ -21,7 +21,9 @@ const uint16_t IPV4_PROTO = 0x0800;
 /* Whether the packet a sender's device is handing up to its stack carries
  * the EIN echo.  ns-3 hands a received packet up through IP to TCP within
  * the device's receive event, so the ACK PulserTcp is processing is the
- * one this describes; each sender node has one connection. */
+ * one this describes; each sender node has one connection.  The
+ * receiver's device clears it: the receiver's own PulserTcp (its requests'
+ * window) must not take a sender's echo that no PulserTcp took. */
 bool echo_on_current_ack = false;
 
 /* (address, port, port) as one key. */
@@ -207,6 +209,7 @@ EinEchoDevice::FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
 {
     uint8_t h[24];
 
+    echo_on_current_ack = false;
     if (protocol == IPV4_PROTO
         && packet->CopyData(h, sizeof h) == sizeof h
         && (h[1] & TOS_EIN) && h[9] == 6 && (h[0] & 0x0f) == 5) {
