@@ -25,11 +25,15 @@ bench_sim_pac_sim_LDADD = lib/libpac.la
 # The incast in ns-3 (bench/ns3/): pac-ns3 runs the real libpac on the
 # receiver's host inside ns-3 3.37's network and TCP.  Built when configure
 # finds ns-3 (libns3-dev; BUILD_NS3).  Figures: docs/scale.md.
-EXTRA_DIST += bench/ns3/run bench/ns3/smoke-test
+EXTRA_DIST += bench/ns3/run bench/ns3/smoke-test bench/ns3/leaf-spine-run
 if BUILD_NS3
 noinst_PROGRAMS += bench/ns3/pac-ns3
 bench_ns3_pac_ns3_SOURCES = \
+	bench/ns3/background.cc \
+	bench/ns3/background.h \
 	bench/ns3/incast-app.h \
+	bench/ns3/leaf-spine.cc \
+	bench/ns3/leaf-spine.h \
 	bench/ns3/linux-window-socket.h \
 	bench/ns3/pac-device.cc \
 	bench/ns3/pac-device.h \

@@ -36,6 +36,9 @@ struct IncastConfig {
                                          * uniform 0..jitter_ns host
                                          * delay: host noise that breaks
                                          * exact ties between senders. */
+    bool stop_when_done = true;         /* Stop the simulation after the
+                                         * last round (background traffic
+                                         * stops it itself). */
 };
 
 /* Counts retransmission-timer expiries of the sockets it is connected to.
@@ -313,7 +316,9 @@ private:
             StartRound();
         } else {
             finished = true;
-            Simulator::Stop();
+            if (m_cfg.stop_when_done) {
+                Simulator::Stop();
+            }
         }
     }
 

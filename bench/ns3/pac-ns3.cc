@@ -49,7 +49,9 @@
  *
  * The applications are in incast-app.h; this file holds the options, the
  * topology, the ToR's forwarding, the bottleneck's statistics and the
- * output.
+ * output.  --topology leaf-spine puts the ToR in a two-tier fabric
+ * (leaf-spine.h; the ToR is the receiver's leaf), and --bg-cdf adds
+ * background flows (background.h), which get a second RESULT line.
  *
  * Output: one machine-readable line
  *
@@ -80,7 +82,9 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "background.h"
 #include "incast-app.h"
+#include "leaf-spine.h"
 #include "pac-device.h"
 #include "pulser.h"
 
@@ -89,6 +93,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -129,6 +134,9 @@ struct Options {
     IncastConfig incast;                /* Answer and request sizes,
                                          * rounds, jitter. */
     uint64_t seed = 1;
+    std::string topology = "tor";       /* tor | leaf-spine */
+    LeafSpineConfig fabric;             /* --topology leaf-spine. */
+    BackgroundConfig bg;                /* bg.cdf empty: none. */
 };
 
 void
@@ -187,6 +195,26 @@ usage(void)
            "                        delay (default 1000), so that --seed "
            "matters\n"
            "  --seed X              ns-3's run number (default 1)\n"
+           "  --topology tor|leaf-spine\n"
+           "                        one ToR (default), or the receiver's "
+           "leaf in a\n"
+           "                        leaf-spine fabric with the senders "
+           "over all leaves\n"
+           "  --leaves L, --spines S, --fabric-gbps F\n"
+           "                        the leaf-spine's size and leaf-spine "
+           "links\n"
+           "                        (default 8, 4, 10)\n"
+           "  --bg-cdf websearch|datamining\n"
+           "                        background flows of that size "
+           "distribution between\n"
+           "                        random pairs of --bg-hosts hosts, to "
+           "the receiver\n"
+           "                        among others (default: none)\n"
+           "  --bg-load X           their mean load on the receiver's "
+           "link (default 0.3)\n"
+           "  --bg-hosts H          the receiver and H - 1 senders "
+           "(default 16)\n"
+           "  --bg-ms T             flows arrive for T ms (default 500)\n"
            "  -h, --help            this help\n");
 }
 
@@ -278,6 +306,22 @@ parse_options(int argc, char **argv)
             o.incast.jitter_ns = parse_number(name, v);
         } else if (name == "seed") {
             o.seed = parse_number(name, v);
+        } else if (name == "topology") {
+            o.topology = value;
+        } else if (name == "leaves") {
+            o.fabric.leaves = parse_number(name, v);
+        } else if (name == "spines") {
+            o.fabric.spines = parse_number(name, v);
+        } else if (name == "fabric-gbps") {
+            o.fabric.fabric_gbps = parse_number(name, v);
+        } else if (name == "bg-cdf") {
+            o.bg.cdf = value;
+        } else if (name == "bg-load") {
+            o.bg.load = parse_number(name, v);
+        } else if (name == "bg-hosts") {
+            o.bg.hosts = parse_number(name, v);
+        } else if (name == "bg-ms") {
+            o.bg.arrivals_ms = parse_number(name, v);
         } else {
             fprintf(stderr, "pac-ns3: unknown option --%s (see --help)\n",
                     name.c_str());
@@ -292,6 +336,24 @@ parse_options(int argc, char **argv)
     }
     if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
         fprintf(stderr, "pac-ns3: --cc is newreno, linuxreno or cubic\n");
+        exit(2);
+    }
+    if (o.topology != "tor" && o.topology != "leaf-spine") {
+        fprintf(stderr, "pac-ns3: --topology is tor or leaf-spine\n");
+        exit(2);
+    }
+    if (!o.bg.cdf.empty() && !Background::MeanBytes(o.bg.cdf)) {
+        fprintf(stderr, "pac-ns3: --bg-cdf is websearch or datamining\n");
+        exit(2);
+    }
+    if (!o.bg.cdf.empty()
+        && (o.bg.load <= 0 || o.bg.hosts < 2 || o.bg.hosts > o.senders + 1)) {
+        fprintf(stderr, "pac-ns3: --bg-load > 0, 2 <= --bg-hosts <= "
+                "senders + 1\n");
+        exit(2);
+    }
+    if (o.fabric.leaves < 1 || o.fabric.spines < 1) {
+        fprintf(stderr, "pac-ns3: --leaves and --spines >= 1\n");
         exit(2);
     }
     if (o.scheme == "dctcp" || o.scheme == "pulser") {
@@ -493,6 +555,27 @@ private:
     std::unordered_map<uint32_t, uint32_t> m_hosts;
 };
 
+/* A switch port's buffer other than the bottleneck's, for the
+ * leaf-spine: the bottleneck's size, and DCTCP's marking at the K for the
+ * port's rate. */
+Ptr<Queue<Packet>>
+switch_queue(const Options &o, double gbps)
+{
+    Ptr<Queue<Packet>> q;
+
+    if (o.scheme == "dctcp") {
+        Ptr<MarkingQueue> m = CreateObject<MarkingQueue>();
+        m->k_packets = o.dctcp_k ? o.dctcp_k
+                       : gbps < 10 ? 20 : (uint32_t) (65 * gbps / 10 + 0.5);
+        q = m;
+    } else {
+        q = CreateObject<DropTailQueue<Packet>>();
+    }
+    q->SetMaxSize(QueueSize(QueueSizeUnit::BYTES,
+                            (uint32_t) (o.buffer_kb * 1000)));
+    return q;
+}
+
 void
 remove_queue_discs(Ptr<Node> node)
 {
@@ -570,8 +653,10 @@ main(int argc, char **argv)
     stack.Install(tor);
     stack.Install(senders);
 
-    /* Propagation: sender -> ToR and ToR -> receiver rtt/4 each way. */
-    Time hop = NanoSeconds(o.rtt_us * 1000 / 4);
+    /* Propagation: sender -> ToR and ToR -> receiver rtt/4 each way;
+     * in the leaf-spine, rtt/8 on each of the longest path's 4 links. */
+    Time hop = NanoSeconds(o.rtt_us * 1000
+                           / (o.topology == "tor" ? 4 : 8));
 
     /* Access links: big device queues (hosts never drop their own
      * segments; the ToR's side carries only ACKs). */
@@ -590,7 +675,19 @@ main(int argc, char **argv)
     addr.SetBase("10.0.0.0", "255.255.255.252");
     std::vector<Ipv4Address> sender_addrs;
     Ipv4StaticRoutingHelper routing;
-    for (uint32_t i = 0; i < o.senders; i++) {
+    std::unique_ptr<LeafSpine> fabric;
+    if (o.topology == "leaf-spine") {
+        o.fabric.access_gbps = o.access_gbps;
+        o.fabric.hop = hop;
+        fabric.reset(new LeafSpine(
+            o.fabric, tor, senders,
+            [&o](double gbps) { return switch_queue(o, gbps); },
+            [&tor_routing](Ipv4Address a, uint32_t i) {
+                tor_routing->AddHost(a, i);
+            }));
+        sender_addrs = fabric->sender_addrs;
+    }
+    for (uint32_t i = 0; i < o.senders && !fabric; i++) {
         NetDeviceContainer devs = access.Install(senders.Get(i), tor);
         Ipv4InterfaceContainer ifs = addr.Assign(devs);
         addr.NewNetwork();
@@ -648,6 +745,9 @@ main(int argc, char **argv)
     routing.GetStaticRouting(receiver->GetObject<Ipv4>())
         ->SetDefaultRoute(bifs.GetAddress(0), 1);
     tor_routing->AddHost(bifs.GetAddress(1), bifs.Get(0).second);
+    if (fabric) {
+        fabric->AddReceiver(bifs.GetAddress(1));
+    }
 
     remove_queue_discs(receiver);
     remove_queue_discs(tor);
@@ -704,7 +804,22 @@ main(int argc, char **argv)
         apps.push_back(new Sender(senders.Get(i), o.incast, &sender_rto,
                                   o.scheme == "ap" ? &ap : nullptr));
     }
+    o.incast.stop_when_done = o.bg.cdf.empty();
     Receiver client(receiver, o.incast, sender_addrs);
+    std::unique_ptr<Background> bg;
+    if (!o.bg.cdf.empty()) {
+        /* The receiver and an evenly spaced subset of the senders. */
+        std::vector<Ptr<Node>> hosts = { receiver };
+        std::vector<Ipv4Address> addrs = { bifs.GetAddress(1) };
+        for (uint32_t h = 1; h < o.bg.hosts; h++) {
+            uint32_t i = (uint64_t) (h - 1) * o.senders / (o.bg.hosts - 1);
+            hosts.push_back(senders.Get(i));
+            addrs.push_back(sender_addrs[i]);
+        }
+        o.bg.link_gbps = o.rate_gbps;
+        bg.reset(new Background(o.bg, hosts, addrs,
+                                [&client]() { return client.finished; }));
+    }
 
     Simulator::Stop(MilliSeconds(o.sim_ms));
     Simulator::Run();
@@ -745,12 +860,31 @@ main(int argc, char **argv)
            "goodput_mbps=%.1f timeouts=%" PRIu64 " fct_p99_ms=%.2f "
            "queue_p99_kb=%.1f rcv_timeouts=%" PRIu64 " drops=%" PRIu64
            " rounds=%u/%u warm_goodput_mbps=%.1f queue_max_kb=%.1f"
-           " buffer_kb=%g cc=%s delayed_ack=%d seed=%" PRIu64 "\n",
+           " buffer_kb=%g cc=%s delayed_ack=%d seed=%" PRIu64
+           " topology=%s\n",
            o.scheme.c_str(), o.rate_gbps, o.senders, goodput,
            sender_rto.expiries, fct_p99, queue_p99, client.rto.expiries,
            qstats.drops, client.rounds_done, o.incast.rounds, warm_goodput,
            qstats.max_bytes / 1000.0, o.buffer_kb, o.cc.c_str(),
-           o.delayed_ack, o.seed);
+           o.delayed_ack, o.seed, o.topology.c_str());
+    if (bg) {
+        printf("RESULT sim=ns3 scheme=%s topology=%s %s fabric_drops=%"
+               PRIu64 " senders=%u\n", o.scheme.c_str(), o.topology.c_str(),
+               bg->Summary().c_str(), fabric ? fabric->Drops() : 0,
+               o.senders);
+    }
+    if (bg) {
+        printf("  background flows to the receiver (bytes@start_ms:fct_ms):"
+               "%s\n", bg->ToReceiver().c_str());
+    }
+    if (fabric) {
+        printf("  leaf-spine: %u leaves x %u hosts, %u spines at %g Gbit/s,"
+               " drops outside the bottleneck %" PRIu64 ", packets by "
+               "spine%s\n",
+               o.fabric.leaves, fabric->HostsPerLeaf(), o.fabric.spines,
+               o.fabric.fabric_gbps, fabric->Drops(),
+               fabric->SpinePackets().c_str());
+    }
     printf("  handshake %.2f ms, round p50 %.2f ms, simulated %.3f s, "
            "rounds (ms):%s\n",
            client.handshake_done.IsNegative()
