@@ -42,7 +42,7 @@ const std::vector<std::pair<double, double>> WEBSEARCH = {
  * (Greenberg et al., "VL2", SIGCOMM 2009, Fig. 2), in 1 460-byte packets
  * as those simulations tabulate it: half the flows one packet, 80 % up to
  * 7 packets, 1 % over 66 667 (97 MB), the largest 666 667 (973 MB).
- * Mean 7.4 MB. */
+ * Mean 7.5 MB. */
 const double PKT = 1460;
 const std::vector<std::pair<double, double>> DATAMINING = {
     { 1 * PKT, 0 },

@@ -356,6 +356,10 @@ parse_options(int argc, char **argv)
         fprintf(stderr, "pac-ns3: --leaves and --spines >= 1\n");
         exit(2);
     }
+    if (o.fabric.fabric_gbps <= 0) {
+        fprintf(stderr, "pac-ns3: --fabric-gbps > 0\n");
+        exit(2);
+    }
     if (o.scheme == "dctcp" || o.scheme == "pulser") {
         o.cc = o.scheme;                /* What the RESULT line shows. */
     }

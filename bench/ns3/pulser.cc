@@ -280,7 +280,7 @@ PulserTcp::GetSsThresh(Ptr<const TcpSocketState> tcb,
 }
 
 /* Called for every ACK that acknowledges data, in every congestion state
- * (IncreaseWindow only in the open one), so the reaction is here. */
+ * (IncreaseWindow not in all of them), so the reaction is here. */
 void
 PulserTcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments_acked,
                      const Time &rtt)
@@ -318,12 +318,19 @@ PulserTcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments_acked,
     }
 }
 
-/* While braking the window stays at cwnd_safe. */
+/* While braking the window grows no further than cwnd_safe: a sender
+ * whose window an RTO took below it (1 segment) climbs back to it rather
+ * than waiting at 1 segment for the whole batch to be acknowledged. */
 void
 PulserTcp::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segments_acked)
 {
+    uint32_t safe = PULSER_SAFE_SEGMENTS * tcb->m_segmentSize;
+
     if (!m_braking) {
         TcpDctcp::IncreaseWindow(tcb, segments_acked);
+    } else if (tcb->m_cWnd < safe) {
+        TcpDctcp::IncreaseWindow(tcb, segments_acked);
+        tcb->m_cWnd = std::min<uint32_t>(tcb->m_cWnd, safe);
     }
 }
 
