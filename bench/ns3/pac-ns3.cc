@@ -48,10 +48,11 @@
  * receiver's device echoing it, the senders braking on it.
  *
  * The applications are in incast-app.h; this file holds the options, the
- * topology, the ToR's forwarding, the bottleneck's statistics and the
- * output.  --topology leaf-spine puts the ToR in a two-tier fabric
- * (leaf-spine.h; the ToR is the receiver's leaf), and --bg-cdf adds
- * background flows (background.h), which get a second RESULT line.
+ * topology, the bottleneck's statistics and the output (the switches'
+ * forwarding, the ToR's included, is FabricRouting in leaf-spine.h).
+ * --topology leaf-spine puts the ToR in a two-tier fabric (leaf-spine.h;
+ * the ToR is the receiver's leaf), and --bg-cdf adds background flows
+ * (background.h), which get a second RESULT line.
  *
  * Output: one machine-readable line
  *
@@ -492,73 +493,6 @@ public:
     }
 };
 
-/* The ToR's forwarding: one hash lookup of the destination host per
- * packet.  ns-3's static routing scans every route (one per sender link)
- * for each packet, which made the ToR cost O(N) per packet. */
-class TorRouting : public Ipv4RoutingProtocol {
-public:
-    static TypeId GetTypeId(void)
-    {
-        static TypeId tid = TypeId("ovs-pac::TorRouting")
-            .SetParent<Ipv4RoutingProtocol>();
-        return tid;
-    }
-
-    /* Packets for 'host' leave through 'interface'. */
-    void AddHost(Ipv4Address host, uint32_t interface)
-    {
-        m_hosts[host.Get()] = interface;
-    }
-
-    Ptr<Ipv4Route> RouteOutput(Ptr<Packet>, const Ipv4Header &header,
-                               Ptr<NetDevice>,
-                               Socket::SocketErrno &sockerr) override
-    {
-        Ptr<Ipv4Route> route = Lookup(header.GetDestination());
-        sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
-        return route;
-    }
-
-    bool RouteInput(Ptr<const Packet> p, const Ipv4Header &header,
-                    Ptr<const NetDevice>, UnicastForwardCallback ucb,
-                    MulticastForwardCallback, LocalDeliverCallback,
-                    ErrorCallback) override
-    {
-        Ptr<Ipv4Route> route = Lookup(header.GetDestination());
-        if (!route) {
-            return false;
-        }
-        ucb(route, p, header);
-        return true;
-    }
-
-    void NotifyInterfaceUp(uint32_t) override {}
-    void NotifyInterfaceDown(uint32_t) override {}
-    void NotifyAddAddress(uint32_t, Ipv4InterfaceAddress) override {}
-    void NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress) override {}
-    void SetIpv4(Ptr<Ipv4> ipv4) override { m_ipv4 = ipv4; }
-    void PrintRoutingTable(Ptr<OutputStreamWrapper>, Time::Unit) const
-        override {}
-
-private:
-    Ptr<Ipv4Route> Lookup(Ipv4Address dst) const
-    {
-        auto it = m_hosts.find(dst.Get());
-        if (it == m_hosts.end()) {
-            return nullptr;
-        }
-        Ptr<Ipv4Route> route = Create<Ipv4Route>();
-        route->SetDestination(dst);
-        route->SetGateway(dst);
-        route->SetSource(m_ipv4->GetAddress(it->second, 0).GetLocal());
-        route->SetOutputDevice(m_ipv4->GetNetDevice(it->second));
-        return route;
-    }
-
-    Ptr<Ipv4> m_ipv4;
-    std::unordered_map<uint32_t, uint32_t> m_hosts;
-};
-
 /* A switch port's buffer other than the bottleneck's, for the
  * leaf-spine: the bottleneck's size, and DCTCP's marking at the K for the
  * port's rate. */
@@ -671,7 +605,7 @@ main(int argc, char **argv)
     access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
                     QueueSizeValue(QueueSize("100000p")));
 
-    Ptr<TorRouting> tor_routing = CreateObject<TorRouting>();
+    Ptr<FabricRouting> tor_routing = CreateObject<FabricRouting>();
     DynamicCast<Ipv4ListRouting>(tor->GetObject<Ipv4>()->GetRoutingProtocol())
         ->AddRoutingProtocol(tor_routing, 10);
 
