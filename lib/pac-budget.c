@@ -308,6 +308,18 @@ pac_reclaim_dry(struct pac *pac)
             out_list_move_to_tail(pac, idx);
             continue;
         }
+        if (pac->cfg.policy == PAC_POLICY_RDTCP
+            && !pac_window_pending(pac, f)) {
+            /* RDTCP's flight counters fall only as data comes.  A peer
+             * that has sent some of its window is slow, not done: its
+             * share is at most a few segments, an answer's end gives the
+             * rest back, and with many peers each one's next segment
+             * waits its turn in the switch longer than the drain time.
+             * Only a window that brought nothing at all is reclaimed, as
+             * below (a SYN-ACK to a host that will not answer). */
+            out_list_move_to_tail(pac, idx);
+            continue;
+        }
         if (pac_answer_unfinished(pac, f) && !peer_may_wait_for_acks(pac, f)
             && pac_flow_wnd(pac, f)->dry_waits < PAC_UNFINISHED_DRY_WAITS) {
             /* Not if the peer may be waiting for ACKs: its budget may then

@@ -201,6 +201,25 @@ update_loss_cap(struct pac *pac)
     }
 }
 
+/* Eq. (2): the threshold shrinks with the fraction 'alpha' of CE-marked
+ * packets in the interval and doubles without marks, under the loss
+ * cap. */
+static void
+update_threshold(struct pac *pac, double alpha)
+{
+    update_loss_cap(pac);
+    if (alpha > 0) {
+        uint64_t floor = MIN(2 * (uint64_t) pac->cfg.default_mss,
+                             pac->cfg.threshold);
+
+        pac->threshold = MAX((uint64_t) (pac->threshold * (1 - alpha / 2)),
+                             floor);
+        pac->threshold = MIN(pac->threshold, pac->loss_cap);
+    } else {
+        pac->threshold = MIN(pac->threshold * 2, pac->loss_cap);
+    }
+}
+
 /* How long PAC must see no data at all while it expects some before it
  * resets in_flight: longer than the latest delivery delay it has seen, with
  * a quarter to spare (see pac_note_late_data()). */
@@ -232,16 +251,10 @@ end_interval(struct pac *pac)
     }
     pac->stats.alpha_permille = (uint32_t) (alpha * 1000.0 + 0.5);
 
-    update_loss_cap(pac);
-    if (alpha > 0) {
-        uint64_t floor = MIN(2 * (uint64_t) pac->cfg.default_mss,
-                             pac->cfg.threshold);
-
-        pac->threshold = MAX((uint64_t) (pac->threshold * (1 - alpha / 2)),
-                             floor);
-        pac->threshold = MIN(pac->threshold, pac->loss_cap);
-    } else {
-        pac->threshold = MIN(pac->threshold * 2, pac->loss_cap);
+    if (pac->cfg.policy != PAC_POLICY_RDTCP) {
+        /* (RDTCP's queue_maxsize does not move: its ECN response lowers
+         * windows, which that policy leaves out.) */
+        update_threshold(pac, alpha);
     }
 
     if (!pac->iv_bytes) {

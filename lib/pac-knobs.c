@@ -63,6 +63,7 @@
 static const char *const policy_names[PAC_N_POLICIES] = {
     [PAC_POLICY_PAC] = "pac",
     [PAC_POLICY_RWND] = "rwnd",
+    [PAC_POLICY_RDTCP] = "rdtcp",
 };
 
 /* A boolean knob. */
@@ -138,7 +139,9 @@ const struct pac_knob pac_knobs[] = {
     ENUM("policy", OTHER_CONFIG, policy, "name", PAC_POLICY_PAC,
          policy_names,
          "pac: hold ACKs (PAC); rwnd: hold nothing, give each connection "
-         "a window of threshold / connections (the receiver-window peer)."),
+         "a window of threshold / connections (the receiver-window peer); "
+         "rdtcp: that window, and ACKs held first come first served while "
+         "the windows they open exceed the threshold (RDTCP)."),
 };
 
 const size_t pac_n_knobs = sizeof pac_knobs / sizeof pac_knobs[0];

@@ -520,6 +520,8 @@ uint32_t pac_response_room(const struct pac *, const struct pac_flow *);
 bool pac_is_short_segment(const struct pac_flow *, uint32_t len);
 
 /* pac-window.c: the receive-window clamp and the window's right edges. */
+/* What pac_window_cap() gives a flow whose window is not clamped. */
+#define PAC_MAX_CWND (64u << 20)
 uint32_t pac_window_cap(const struct pac *, const struct pac_flow *);
 unsigned int pac_window_scale(const struct pac *, const struct pac_flow *);
 void pac_window_note_wscale(struct pac *, uint32_t flow_idx,

@@ -179,7 +179,11 @@ pac_head_keys(const struct pac *pac, uint32_t idx, struct pac_rr_keys *k)
     k->bits = trigger ? 0 : PAC_RR_FREE;
     k->out = UINT32_MAX;
     k->mss = UINT32_MAX;
-    if (h->kind == PAC_K_ACK) {
+    if (pac->cfg.policy == PAC_POLICY_RDTCP) {
+        /* RDTCP's queue serves every flow in its turn: no fair share, no
+         * admission. */
+        k->bits |= PAC_RR_ELIGIBLE;
+    } else if (h->kind == PAC_K_ACK) {
         if (pac_response_room(pac, f) != UINT32_MAX) {
             k->bits |= PAC_RR_CAPPED | PAC_RR_ELIGIBLE;
         } else if (!trigger) {

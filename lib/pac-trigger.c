@@ -37,11 +37,18 @@ peer_cwnd_within(const struct pac *pac, const struct pac_flow *f,
     return MIN(cwnd, cap);
 }
 
-/* The same within the receiver's window as clamped. */
+/* The same within the receiver's window as clamped.  RDTCP's sender takes
+ * the receiver's window as its congestion window, so that policy counts
+ * the share, where the window is clamped. */
 uint32_t
 pac_peer_cwnd(const struct pac *pac, const struct pac_flow *f)
 {
-    return peer_cwnd_within(pac, f, pac_window_cap(pac, f));
+    uint32_t cap = pac_window_cap(pac, f);
+
+    if (pac->cfg.policy == PAC_POLICY_RDTCP && cap < PAC_MAX_CWND) {
+        return cap;
+    }
+    return peer_cwnd_within(pac, f, cap);
 }
 
 /* The size of the answer that ends where a request acknowledging 'ack'
@@ -104,7 +111,10 @@ cwnd_increment(const struct pac *pac, const struct pac_flow *f,
 {
     uint32_t inc;
 
-    if (!delta || (d->flags & PAC_H_ECE)) {
+    if (!delta || (d->flags & PAC_H_ECE)
+        || pac->cfg.policy == PAC_POLICY_RDTCP) {
+        /* RDTCP counts an ACK's increment of the ACK number alone: its
+         * window slides, it does not grow. */
         return 0;
     } else if (f->flags & PAC_F_SLOW_START) {
         inc = MAX(delta, f->mss);

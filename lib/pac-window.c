@@ -25,13 +25,12 @@
  * a quarter: docs/libpac.md, "Why these defaults". */
 #define PAC_CLAMP_SHARE 2
 
-/* The receiver-window policy's (PAC_POLICY_RWND) smallest window, in
- * segments: ICTCP's floor.  A peer with a one-segment window waits for the
- * receiver's delayed ACK on every segment. */
+/* The receiver-window policies' (PAC_POLICY_RWND, PAC_POLICY_RDTCP)
+ * smallest window, in segments: ICTCP's floor.  A peer with a one-segment
+ * window waits for the receiver's delayed ACK on every segment.  (RDTCP's
+ * floor is one segment, with delayed ACKs turned off in the receiver,
+ * which a hypervisor cannot do for its guests.) */
 #define PAC_RWND_MIN_SEGS 2
-
-/* Upper bound of the modelled peer window where no clamp applies. */
-#define PAC_MAX_CWND (64u << 20)
 
 /* The window clamp_window gives flow 'f': as many whole segments as a
  * PAC_CLAMP_SHARE'th of the threshold holds frames of (so that a
@@ -39,20 +38,21 @@
  * send its whole window in one burst at its own line rate, which the switch
  * buffer must absorb.
  *
- * The receiver-window policy gives each connection PAC tracks an equal
+ * The receiver-window policies give each connection PAC tracks an equal
  * share of the threshold instead, at least PAC_RWND_MIN_SEGS: the window
  * that ICTCP's and AC/DC TCP's per-connection control converges to when
  * every connection is busy, here from the first ACK on.  With more
  * connections than the threshold holds frames of PAC_RWND_MIN_SEGS, the
  * windows add up to more than the buffer: the limit of window-based
- * control that holding ACKs removes. */
+ * control that holding ACKs removes (RDTCP's ACK queue, the same share
+ * with ACKs held, is Algorithm 1 of its paper without flow priorities). */
 static uint32_t
 clamp_bytes(const struct pac *pac, const struct pac_flow *f)
 {
     uint32_t frame = f->mss + PAC_WIRE_OVERHEAD;
     uint32_t segs;
 
-    if (pac->cfg.policy == PAC_POLICY_RWND) {
+    if (pac->cfg.policy != PAC_POLICY_PAC) {
         segs = pac->cfg.threshold / MAX(pac->n_flows, 1) / frame;
         return MAX(segs, PAC_RWND_MIN_SEGS) * f->mss;
     }
@@ -68,12 +68,12 @@ scaled_units(uint32_t bytes, unsigned int scale)
 }
 
 /* Whether PAC clamps the windows of flow 'f': the clamp is on (always, for
- * the receiver-window policy, which is the clamp alone) and PAC knows the
- * scale of the receiver's window field from the handshake. */
+ * the receiver-window policies, whose windows are their shares) and PAC
+ * knows the scale of the receiver's window field from the handshake. */
 static bool
 window_clamped(const struct pac *pac, const struct pac_flow *f)
 {
-    return ((pac->cfg.clamp_window || pac->cfg.policy == PAC_POLICY_RWND)
+    return ((pac->cfg.clamp_window || pac->cfg.policy != PAC_POLICY_PAC)
             && ((pac_flow_wnd(pac, f)->bits & PAC_W_SCALE_KNOWN)
                 == PAC_W_SCALE_KNOWN));
 }

@@ -248,9 +248,13 @@ static void
 update_level(struct pac *pac, uint32_t flow_idx)
 {
     struct pac_flow *f = &pac->flows[flow_idx];
+    /* RDTCP without flow priorities queues ACKs first come first
+     * served. */
+    uint32_t n_levels = (pac->cfg.policy == PAC_POLICY_RDTCP ? 1
+                         : pac->cfg.n_levels);
     uint8_t level = f->level;
 
-    while (level + 1u < pac->cfg.n_levels
+    while (level + 1u < n_levels
            && f->rx_bytes >= pac->cfg.level_bytes[level]) {
         level++;
     }

@@ -57,6 +57,16 @@ enum pac_policy {
      * segments (pac-window.c).  For comparison with PAC on the same
      * datapath. */
     PAC_POLICY_RWND,
+    /* RDTCP's centralized scheduler (Ren et al.): the receiver-window
+     * share of PAC_POLICY_RWND on every connection, and the receiver's
+     * ACKs held in one first-come queue while the windows they open would
+     * exceed the threshold.  A window trigger counts the connection's
+     * whole share and an ACK only the bytes it acknowledges (an RDTCP
+     * sender takes the receiver's window as its congestion window); no
+     * flow priority (one MLFQ level whatever 'n_levels' says), no
+     * threshold control.  For comparison with PAC on the same datapath
+     * (docs/libpac.md lists the departures from the paper). */
+    PAC_POLICY_RDTCP,
     PAC_N_POLICIES
 };
 

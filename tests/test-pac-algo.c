@@ -1388,6 +1388,87 @@ test_rwnd_policy(void)
     end_pac();
 }
 
+/* policy=rdtcp, RDTCP's centralized scheduler: the windows of policy=rwnd,
+ * and the receiver's segments held while what they let out does not fit.
+ * A request counts its connection's whole share (not the peer's initial
+ * window of 30 segments), an ACK only the bytes it acknowledges (no window
+ * growth, in slow start too), every flow stays on the first level
+ * whatever it received, and held requests go out in the order they came. */
+static void
+test_rdtcp_policy(void)
+{
+    struct pac_flow_info info;
+    struct pac_config cfg;
+    struct pac *pac;
+    int first_held = -1;
+    uint64_t before;
+    uint32_t seq;
+
+    clamp_config(&cfg);
+    cfg.policy = PAC_POLICY_RDTCP;
+    cfg.clamp_window = false;       /* The policy clamps regardless. */
+
+    /* One connection: its share is 18 segments, 141 units of 2^7. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 141, 1);
+    before = in_flight(pac);
+    PAC_CHECK(before >= 18000 && before < 19000);
+
+    /* 25 000 bytes come (past the 20 000 of the first MLFQ level) and are
+     * acknowledged 1 000, then 4 000 bytes at a time: each ACK adds what it
+     * acknowledges to in_flight, as the data took it away, and no more. */
+    for (seq = 5001; seq < 5001 + 25000; seq += 1000) {
+        rx_data(pac, AT(200), 0, seq, 1000);
+        before = in_flight(pac);
+        clamp_ack(pac, AT(210), 0, seq + 1000, 0, 500, 141, 2);
+        PAC_CHECK_EQ(in_flight(pac), before + 1000);
+    }
+    rx_data(pac, AT(300), 0, seq, 4000);
+    before = in_flight(pac);
+    clamp_ack(pac, AT(310), 0, seq + 4000, 0, 500, 141, 3);
+    PAC_CHECK_EQ(in_flight(pac), before + 4000);
+    GET_FLOW(pac, 0, &info);
+    PAC_CHECK_EQ(info.level, 0);
+    PAC_CHECK(info.slow_start);
+    PAC_CHECK_EQ(get_stats(pac).tx_held, 0);
+    end_pac();
+
+    /* Twelve connections, a share of 2 segments each (the floor): the
+     * requests that fit the threshold pass, the rest wait, and the answer
+     * of the first lets the first one held out, then the next. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    for (int flow = 0; flow < 12; flow++) {
+        clamp_handshake(pac, flow, 7, 7, flow);
+    }
+    for (int flow = 0; flow < 12; flow++) {
+        struct pac_segment s = tx_seg(flow, 5001, 100, ACK);
+        enum pac_verdict v;
+
+        s.window = 500;
+        v = pac_tx(pac, &s, P(20 + flow), AT(110), rec_emit, NULL);
+        PAC_CHECK_EQ(s.window, 16);
+        if (v == PAC_HELD && first_held < 0) {
+            first_held = flow;
+        }
+        PAC_CHECK_EQ(v, first_held < 0 ? PAC_PASS : PAC_HELD);
+    }
+    PAC_CHECK(first_held >= 8 && first_held < 11);
+    PAC_CHECK_EQ(get_stats(pac).held, 12 - first_held);
+
+    rx_data(pac, AT(200), 0, 5001, 1000);
+    rx_data(pac, AT(201), 0, 6001, 1000);
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 20 + first_held);
+    rx_data(pac, AT(210), 1, 5001, 1000);
+    rx_data(pac, AT(211), 1, 6001, 1000);
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 20 + first_held + 1);
+    end_pac();
+}
+
 /* A window-limited peer's short segment may stop at the edge of an ACK
  * older than the newest one PAC let out: its data waited in the switch
  * buffer while PAC let out more.  In a connection's first answer (no
@@ -1426,6 +1507,7 @@ main(void)
     PAC_RUN_TEST(test_rx_lowers_in_flight);
     PAC_RUN_TEST(test_window_clamp);
     PAC_RUN_TEST(test_rwnd_policy);
+    PAC_RUN_TEST(test_rdtcp_policy);
     PAC_RUN_TEST(test_window_edge_older);
     PAC_RUN_TEST(test_rx_credit_per_flow);
     PAC_RUN_TEST(test_ack_trigger_slow_start);
