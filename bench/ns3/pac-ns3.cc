@@ -30,7 +30,10 @@
  * (pac-device.h): libpac on the receiver's host, where a hypervisor switch
  * runs it.  With --scheme rwnd, the same device and libpac with policy
  * rwnd: ICTCP's and AC/DC TCP's receiver window, each connection's share
- * of the buffer written into the receiver's ACKs, nothing held.  Four
+ * of the buffer written into the receiver's ACKs, nothing held.  With
+ * --scheme rdtcp, libpac's policy rdtcp: that share, and the receiver's
+ * ACKs held first come first served while the windows they open would
+ * exceed the buffer (RDTCP's centralized scheduler).  Four
  * departures, all forced by ns-3 (docs/scale.md): libpac sees each SYN
  * with the MSS option a Linux stack adds (ns-3 sends none), and the
  * hosts' sockets take a zero window, keep to a window whose bytes are all
@@ -108,8 +111,8 @@ namespace {
 const uint32_t SEGMENT_SIZE = 1448;
 
 struct Options {
-    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd | ap
-                                         * | pulser */
+    std::string scheme = "pac";         /* pac | tcp | dctcp | rwnd | rdtcp
+                                         * | ap | pulser */
     /* linuxreno | newreno | cubic.  ns-3's NewReno and Cubic grow the
      * window by one segment per ACK in slow start whatever the ACK
      * covers; Linux, and TcpLinuxReno, by the segments it covers, which is
@@ -132,6 +135,8 @@ struct Options {
     /* pac_config's request_copy_us (libpac's default, 50 ms); 0: no
      * zero-window copies of held requests. */
     uint32_t request_copy_us = 50000;
+    /* --pac-option KEY=VALUE, in the order given. */
+    std::vector<std::string> pac_options;
     IncastConfig incast;                /* Answer and request sizes,
                                          * rounds, jitter. */
     uint64_t seed = 1;
@@ -146,12 +151,14 @@ usage(void)
     printf("usage: pac-ns3 [OPTIONS]\n"
            "The PAC paper's single-ToR incast in ns-3, with libpac on the "
            "receiver's host.\n\n"
-           "  --scheme pac|tcp|dctcp|rwnd|ap|pulser\n"
+           "  --scheme pac|tcp|dctcp|rwnd|rdtcp|ap|pulser\n"
            "                        PAC on the receiver's host, plain TCP, "
            "DCTCP with\n"
            "                        ECN marking at the ToR, the "
            "receiver-window\n"
-           "                        scheme (libpac's policy=rwnd) on the "
+           "                        scheme (libpac's policy=rwnd) or "
+           "RDTCP's\n"
+           "                        scheduler (policy=rdtcp) on the "
            "receiver's host,\n"
            "                        Adaptive Pacing at the senders, or "
            "Pulser with\n"
@@ -191,6 +198,11 @@ usage(void)
            "libpac's;\n"
            "                        0: no zero-window copies of held "
            "requests)\n"
+           "  --pac-option K=V      a libpac knob by its PAC-table column "
+           "or\n"
+           "                        other_config key (e.g. max_hold=150000, "
+           "init-window=4);\n"
+           "                        repeatable, applied last\n"
            "  --jitter-ns J         each answer starts after a uniform 0..J "
            "ns host\n"
            "                        delay (default 1000), so that --seed "
@@ -217,6 +229,50 @@ usage(void)
            "(default 16)\n"
            "  --bg-ms T             flows arrive for T ms (default 500)\n"
            "  -h, --help            this help\n");
+}
+
+/* Sets the libpac knob that --pac-option 'kv' ("KEY=VALUE") names in
+ * 'cfg', or exits with the reason. */
+static void
+set_pac_option(pac_config *cfg, const std::string &kv)
+{
+    size_t eq = kv.find('=');
+    std::string key = kv.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    const pac_knob *knob = pac_knob_find(key.c_str());
+    char *end;
+    unsigned long n;
+
+    if (!knob || knob->type == PAC_KNOB_LEVELS || eq == std::string::npos) {
+        fprintf(stderr, "pac-ns3: --pac-option %s: not KEY=VALUE of a "
+                "libpac knob (mlfq_thresholds is not settable here)\n",
+                kv.c_str());
+        exit(2);
+    }
+    if (knob->type == PAC_KNOB_ENUM) {
+        int e = pac_knob_enum_value(knob, value.c_str());
+        if (e < 0) {
+            fprintf(stderr, "pac-ns3: --pac-option %s: unknown %s\n",
+                    kv.c_str(), key.c_str());
+            exit(2);
+        }
+        pac_knob_set(cfg, knob, e);
+    } else if (knob->type == PAC_KNOB_BOOL) {
+        if (value != "true" && value != "false") {
+            fprintf(stderr, "pac-ns3: --pac-option %s: true or false\n",
+                    kv.c_str());
+            exit(2);
+        }
+        pac_knob_set(cfg, knob, value == "true");
+    } else {
+        n = strtoul(value.c_str(), &end, 10);
+        if (value.empty() || *end || n > UINT32_MAX) {
+            fprintf(stderr, "pac-ns3: --pac-option %s: not a number\n",
+                    kv.c_str());
+            exit(2);
+        }
+        pac_knob_set(cfg, knob, n);
+    }
 }
 
 double
@@ -303,6 +359,8 @@ parse_options(int argc, char **argv)
             o.dctcp_k = parse_number(name, v);
         } else if (name == "request-copy-us") {
             o.request_copy_us = parse_number(name, v);
+        } else if (name == "pac-option") {
+            o.pac_options.push_back(value);
         } else if (name == "jitter-ns") {
             o.incast.jitter_ns = parse_number(name, v);
         } else if (name == "seed") {
@@ -330,9 +388,10 @@ parse_options(int argc, char **argv)
         }
     }
     if (o.scheme != "pac" && o.scheme != "tcp" && o.scheme != "dctcp"
-        && o.scheme != "rwnd" && o.scheme != "ap" && o.scheme != "pulser") {
-        fprintf(stderr, "pac-ns3: --scheme is pac, tcp, dctcp, rwnd, ap or "
-                "pulser\n");
+        && o.scheme != "rwnd" && o.scheme != "rdtcp" && o.scheme != "ap"
+        && o.scheme != "pulser") {
+        fprintf(stderr, "pac-ns3: --scheme is pac, tcp, dctcp, rwnd, rdtcp, "
+                "ap or pulser\n");
         exit(2);
     }
     if (o.cc != "newreno" && o.cc != "linuxreno" && o.cc != "cubic") {
@@ -705,7 +764,7 @@ main(int argc, char **argv)
     buffer->TraceConnectWithoutContext(
         "Drop", MakeCallback(&QueueStats::Dropped, &qstats));
 
-    if (o.scheme == "pac" || o.scheme == "rwnd") {
+    if (o.scheme == "pac" || o.scheme == "rwnd" || o.scheme == "rdtcp") {
         pac_config cfg;
         pac_config_init(&cfg);
         cfg.hash_seed = 0x5ac0ffee;     /* The same layout every run. */
@@ -719,6 +778,23 @@ main(int argc, char **argv)
              * to threshold / connections, at least 2 segments, as the
              * testbed's rwnd (docs/libpac.md). */
             cfg.policy = PAC_POLICY_RWND;
+        } else if (o.scheme == "rdtcp") {
+            /* The same windows, and ACKs held while the windows they open
+             * exceed the buffer, as the testbed's rdtcp (docs/libpac.md). */
+            cfg.policy = PAC_POLICY_RDTCP;
+            /* As the RDTCP paper runs it, queue_maxsize half the buffer
+             * (40 of 80 packets), unless --threshold says otherwise.  And
+             * RDTCP bounds no ACK's wait, while libpac's max_hold (20 ms
+             * by default, a PAC default) forced ACKs out in bursts from
+             * 1 024 senders on: the most the PAC table allows, under the
+             * senders' 200 ms RTOmin (docs/scale.md). */
+            if (!o.threshold) {
+                cfg.threshold = buffer_bytes / 2;
+            }
+            cfg.max_hold_us = 150000;
+        }
+        for (const std::string &kv : o.pac_options) {
+            set_pac_option(&cfg, kv);
         }
         nic->StartPac(cfg, o.syn_mss);
     }

@@ -20,7 +20,8 @@ with ovn-nbctl and applied by ovs-pac-agent).  Overlapping requests
 overlap) must pass through PAC byte-exact, with at most two sender timeouts
 in 40 requests.  The peers of the comparison must deliver every byte,
 doing what they do: the receiver-window policy (mode "rwnd":
-other_config:policy=rwnd) lowering windows and holding nothing, Adaptive
+other_config:policy=rwnd) lowering windows and holding nothing, RDTCP's
+scheduler (mode "rdtcp") lowering them and holding ACKs, Adaptive
 Pacing (mode "ap": plain OVS, the incast servers pace their answers) with
 the senders' sockets paced.
 """
@@ -223,6 +224,28 @@ def test_receiver_window_policy_clamps_holds_nothing_byte_exact(
         r.pac)
     assert r.pac["pac_windows_clamped"] >= SENDERS, r.pac
     assert r.pac["pac_request_triggers"] == 0, r.pac
+    assert bed.ovs.pac_uuid(VM_PORT) is None
+
+
+def test_rdtcp_policy_clamps_and_queues_acks_byte_exact(
+        bed: Testbed) -> None:
+    """Mode "rdtcp": the VM's port gets a PAC row with
+    other_config:policy=rdtcp.  Each connection's window is lowered to its
+    share as under "rwnd" (the 2-segment floor at 64 connections), and
+    since 64 such windows (187 KB) exceed the threshold, the VM's requests
+    and ACKs are held and released as the data drains: held segments,
+    request triggers, releases that fit.  Every byte arrives (checksums
+    of the rewritten windows hold), nothing is left held, and PAC is off
+    the port afterwards."""
+    wl = Workload(SENDERS, 3, bytes_per_sender=BYTES)
+    r = bed.run("rdtcp", wl)
+    print(r.result_line(), {k: v for k, v in r.pac.items() if v})
+    check_exact(r, wl)
+    assert r.pac["pac_windows_clamped"] >= SENDERS, r.pac
+    assert r.pac["pac_tx_held"] > 0, r.pac
+    assert r.pac["pac_released_fit"] > 0, r.pac
+    assert r.pac["pac_request_triggers"] >= SENDERS, r.pac
+    assert r.pac["pac_held"] == 0, r.pac
     assert bed.ovs.pac_uuid(VM_PORT) is None
 
 

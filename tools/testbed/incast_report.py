@@ -10,7 +10,8 @@ from typing import Iterable, Optional
 
 from .incast_testbed import MODES, RunResult, TestbedConfig
 
-STYLES = {"off": "o--", "pac": "s-", "rwnd": "D-.", "ap": "^:"}
+STYLES = {"off": "o--", "pac": "s-", "rwnd": "D-.", "rdtcp": "x-",
+          "ap": "^:"}
 
 
 def label(mode: str, cfg: TestbedConfig) -> str:
@@ -19,6 +20,7 @@ def label(mode: str, cfg: TestbedConfig) -> str:
     switch = cfg.switch_name()
     return {"off": f"plain {switch}", "pac": f"{switch} + PAC",
             "rwnd": f"{switch} + receiver window",
+            "rdtcp": f"{switch} + RDTCP scheduler",
             "ap": f"plain {switch}, AP senders"}[mode]
 
 

@@ -17,8 +17,11 @@ the VM's port (vm-p) of the hypervisor's Open vSwitch: "off" = plain OVS
 (no PAC row), "pac" = PAC enabled with the threshold of the testbed,
 "rwnd" = the same PAC row with other_config:policy=rwnd (the
 receiver-window peer: no holding, each connection's window a share of the
-threshold), "ap" = plain OVS with the senders pacing their answers by
-Adaptive Pacing (MODES; bench/incast/server.c, ap_pace()).
+threshold), "rdtcp" = the same PAC row with other_config:policy=rdtcp
+(RDTCP's scheduler: those windows, and ACKs held first come first served
+while the windows they open exceed the threshold), "ap" = plain OVS with
+the senders pacing their answers by Adaptive Pacing (MODES;
+bench/incast/server.c, ap_pace()).
 
 Used by the system tests (test_incast.py), the demo and the benchmark sweep
 (tools/incast, see `tools/incast --help`).  Everything it creates carries
@@ -84,12 +87,21 @@ class PacConfigError(RuntimeError):
 
 
 # Modes of a run: plain OVS, PAC on the VM's port, the receiver-window
-# policy on the VM's port (PAC's row with other_config:policy=rwnd), and
-# plain OVS with the senders pacing by Adaptive Pacing (a sender-side peer
-# of PAC).
-MODES = ("off", "pac", "rwnd", "ap")
+# policy and RDTCP's scheduler on the VM's port (PAC's row with
+# other_config:policy=rwnd or rdtcp), and plain OVS with the senders pacing
+# by Adaptive Pacing (a sender-side peer of PAC).
+MODES = ("off", "pac", "rwnd", "rdtcp", "ap")
 # The modes that give the VM's port a PAC row, and the row's policy.
-PAC_POLICIES = {"pac": "pac", "rwnd": "rwnd"}
+PAC_POLICIES = {"pac": "pac", "rwnd": "rwnd", "rdtcp": "rdtcp"}
+# The "rdtcp" mode as the RDTCP paper runs it: queue_maxsize (the
+# threshold) half the switch buffer (40 of 80 packets), unless --threshold
+# says otherwise; at the whole buffer its budgets, without PAC's loss cap,
+# overflowed the buffer here.  And RDTCP bounds no ACK's wait, while PAC's
+# max_hold default (20 ms) forced ACKs out in bursts past a thousand
+# senders in ns-3: the mode runs with the most the PAC table allows, under
+# the senders' 200 ms RTOmin, unless --max-hold says otherwise.
+RDTCP_THRESHOLD_SHARE = 0.5
+RDTCP_MAX_HOLD_US = 150000
 
 
 @dataclass
@@ -611,13 +623,18 @@ class Testbed:
     def pac_on(self, policy: str = "pac", **columns) -> None:
         """Gives the VM's port its PAC row with 'policy' (other_config
         policy, default pac) and 'columns' over the testbed's own."""
-        cols = {"threshold": self.cfg.threshold(),
+        threshold = self.cfg.threshold()
+        if policy == "rdtcp" and not self.cfg.pac_threshold:
+            threshold = max(3000, int(threshold * RDTCP_THRESHOLD_SHARE))
+        cols = {"threshold": threshold,
                 "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us),
                                  **self.cfg.pac_other_config}}
         if policy != "pac":
             cols["other_config"]["policy"] = policy
         if self.cfg.pac_max_hold:
             cols["max_hold"] = self.cfg.pac_max_hold
+        elif policy == "rdtcp":
+            cols["max_hold"] = RDTCP_MAX_HOLD_US
         cols.update(columns)
         self._pac_enable(cols)
         # pac/show's first line ends in the port's status:pac, read live
@@ -658,9 +675,9 @@ class Testbed:
     def run(self, mode: str, wl: Workload,
             timeout_ms: int = 30000) -> RunResult:
         """One run of 'wl' in 'mode' (one of MODES).  PAC is enabled
-        fresh for a "pac" or "rwnd" run (so its high-water marks are the
-        run's own) and disabled after it; an "ap" run asks the senders to
-        pace."""
+        fresh for a "pac", "rwnd" or "rdtcp" run (so its high-water marks
+        are the run's own) and disabled after it; an "ap" run asks the
+        senders to pace."""
         if mode not in MODES:
             raise ValueError(f"mode: one of {', '.join(MODES)}, not "
                              f"{mode!r}")
