@@ -1469,6 +1469,54 @@ test_rdtcp_policy(void)
     end_pac();
 }
 
+/* The dry verdict under policy=rdtcp: a peer that sent 2 of the 9
+ * segments its request allowed (the clamp, the share of two flows) and
+ * then nothing for 8 ms, many times PAC's drain time, keeps its budget,
+ * where PAC takes it back; RDTCP's counters fall only as data comes.  A
+ * second flow's data, 1 000 bytes every 50 us, keeps the silence reset
+ * away (and sets the drain time: threshold / peak rate, about 1 ms). */
+static void
+in_flight_after_slow_peer(uint32_t policy, uint64_t *left,
+                          uint64_t *dry_reclaims)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    *left = *dry_reclaims = UINT64_MAX;
+    clamp_config(&cfg);
+    cfg.policy = policy;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    clamp_handshake(pac, 0, 7, 7, 0);
+    clamp_handshake(pac, 1, 7, 7, 1);
+    clamp_ack(pac, AT(110), 0, 5001, 100, 500, 71, 2);
+    clamp_ack(pac, AT(110), 1, 5001, 100, 500, 71, 3);
+    rx_data(pac, AT(200), 0, 5001, 1000);
+    rx_data(pac, AT(200), 0, 6001, 1000);
+    for (int i = 0; i < 160; i++) {
+        rx_data(pac, AT(300 + 50 * i), 1, 5001 + 1000 * i, 1000);
+        run(pac, AT(300 + 50 * i + 25));
+    }
+    *left = in_flight(pac);
+    *dry_reclaims = get_stats(pac).dry_reclaims;
+    PAC_CHECK_EQ(get_stats(pac).silence_resets, 0);
+    end_pac();
+}
+
+static void
+test_rdtcp_keeps_slow_budget(void)
+{
+    uint64_t pac_left, pac_reclaims, rdtcp_left, rdtcp_reclaims;
+
+    in_flight_after_slow_peer(PAC_POLICY_PAC, &pac_left, &pac_reclaims);
+    in_flight_after_slow_peer(PAC_POLICY_RDTCP, &rdtcp_left,
+                              &rdtcp_reclaims);
+    PAC_CHECK_EQ(pac_reclaims, 1);
+    PAC_CHECK(pac_left < 1000);
+    PAC_CHECK_EQ(rdtcp_reclaims, 0);
+    PAC_CHECK(rdtcp_left >= 7000 && rdtcp_left < 8000);
+}
+
 /* A window-limited peer's short segment may stop at the edge of an ACK
  * older than the newest one PAC let out: its data waited in the switch
  * buffer while PAC let out more.  In a connection's first answer (no
@@ -1508,6 +1556,7 @@ main(void)
     PAC_RUN_TEST(test_window_clamp);
     PAC_RUN_TEST(test_rwnd_policy);
     PAC_RUN_TEST(test_rdtcp_policy);
+    PAC_RUN_TEST(test_rdtcp_keeps_slow_budget);
     PAC_RUN_TEST(test_window_edge_older);
     PAC_RUN_TEST(test_rx_credit_per_flow);
     PAC_RUN_TEST(test_ack_trigger_slow_start);
