@@ -785,9 +785,10 @@ main(int argc, char **argv)
             /* As the RDTCP paper runs it, queue_maxsize half the buffer
              * (40 of 80 packets), unless --threshold says otherwise.  And
              * RDTCP bounds no ACK's wait, while libpac's max_hold (20 ms
-             * by default, a PAC default) forced ACKs out in bursts from
-             * 1 024 senders on: the most the PAC table allows, under the
-             * senders' 200 ms RTOmin (docs/scale.md). */
+             * by default, a PAC default) forced ACKs out in bursts at
+             * 2 048 senders: the most the PAC table allows, under the
+             * senders' 200 ms RTOmin (docs/scale.md).  --pac-option
+             * overrides either. */
             if (!o.threshold) {
                 cfg.threshold = buffer_bytes / 2;
             }

@@ -97,8 +97,8 @@ PAC_POLICIES = {"pac": "pac", "rwnd": "rwnd", "rdtcp": "rdtcp"}
 # threshold) half the switch buffer (40 of 80 packets), unless --threshold
 # says otherwise; at the whole buffer its budgets, without PAC's loss cap,
 # overflowed the buffer here.  And RDTCP bounds no ACK's wait, while PAC's
-# max_hold default (20 ms) forced ACKs out in bursts past a thousand
-# senders in ns-3: the mode runs with the most the PAC table allows, under
+# max_hold default (20 ms) forced ACKs out in bursts at 2 048 senders in
+# ns-3: the mode runs with the most the PAC table allows, under
 # the senders' 200 ms RTOmin, unless --max-hold says otherwise.
 RDTCP_THRESHOLD_SHARE = 0.5
 RDTCP_MAX_HOLD_US = 150000
