@@ -250,7 +250,8 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
                 struct ds names = DS_EMPTY_INITIALIZER;
 
                 for (uint32_t j = 0; j <= knob->max; j++) {
-                    ds_put_format(&names, "%s%s", j ? " or " : "",
+                    ds_put_format(&names, "%s%s",
+                                  !j ? "" : j < knob->max ? ", " : " or ",
                                   knob->names[j]);
                 }
                 char *msg = xasprintf("other_config:%s: \"%s\" is not %s",

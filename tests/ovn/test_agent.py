@@ -87,7 +87,7 @@ def test_invalid_values_refused(ovn: OvnCentral, chassis: Chassis,
         ("pac_mlfq_thresholds=5000,4000", "pac_mlfq_thresholds: "
          "thresholds must increase (4000 after 5000)"),
         ("pac_ecn=yes", 'pac_ecn: "yes" is not true or false'),
-        ("pac_policy=hold", 'pac_policy: "hold" is not pac or rwnd'),
+        ("pac_policy=hold", 'pac_policy: "hold" is not pac, rwnd or rdtcp'),
         ("pac_bogus=1", "pac_bogus: unknown key"),
     ]
     for option, reason in cases:
