@@ -82,8 +82,8 @@ def test_detach_attach_shutdown_while_holding(topo: VmTopology) -> None:
             held = wait_holding(ovs, TAP)
             topo.libvirtd.virsh("shutdown", guest.name, "--mode", "acpi")
             # A TCG guest receiving a stream on a busy 2-core host has
-            # been seen to stall (soft lockup) for 45 s before it got on
-            # with its shutdown.
+            # been seen to stall (a 44 s soft lockup) after the power
+            # button, past a 60 s wait.
             wait_until(lambda: guest.state() == "gone", 180, 0.5,
                        f"{guest.name} shut down")
             wait_port_gone(ovs, TAP)
