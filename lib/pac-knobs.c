@@ -5,9 +5,11 @@
  * its name in Open vSwitch's PAC table, unit, default and ranges.
  *
  * pac_config_init() takes the defaults from here and pac_config_check() the
- * ranges; ovs-vswitchd (vswitchd-ext/pac-bridge.c) parses PAC:other_config
- * with these rows, checks the columns against their database ranges and
- * prints the configuration in "ovs-appctl pac/show" from them.  The copies
+ * ranges; pac_knob_parse() reads a knob's value as an operator writes it,
+ * for ovs-vswitchd (vswitchd-ext/pac-bridge.c: PAC:other_config) and
+ * pac-ns3's --pac-option alike; ovs-vswitchd also checks the columns
+ * against their database ranges and prints the configuration in
+ * "ovs-appctl pac/show" from these rows.  The copies
  * that cannot include this file, the database schema and vswitch.xml in
  * ovs-patch/0005-vswitchd-pac-config.patch and the knob tables of
  * docs/operator.md, are compared with it by tests/check-pac-knobs.py in
@@ -28,7 +30,11 @@
  * pac_memory_size()); the idle timeout stays under half the 32-bit
  * microsecond wrap (71 minutes). */
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "pac.h"
 
@@ -168,6 +174,75 @@ pac_knob_enum_value(const struct pac_knob *knob, const char *name)
         }
     }
     return -1;
+}
+
+/* Writes "is not A, B or C", the names of enum 'knob', into 'err'. */
+static void
+enum_error(const struct pac_knob *knob, const char *text,
+           char *err, size_t err_size)
+{
+    size_t n = snprintf(err, err_size, "\"%s\" is not ", text);
+
+    for (uint32_t i = 0; i <= knob->max && n < err_size; i++) {
+        n += snprintf(err + n, err_size - n, "%s%s",
+                      !i ? "" : i < knob->max ? ", " : " or ",
+                      knob->names[i]);
+    }
+}
+
+bool
+pac_knob_parse(const struct pac_knob *knob, const char *text,
+               uint32_t *value, char *err, size_t err_size)
+{
+    char scratch[1];
+
+    if (!err) {
+        err = scratch;
+        err_size = sizeof scratch;
+    }
+    switch (knob->type) {
+    case PAC_KNOB_BOOL:
+        if (!strcmp(text, "true") || !strcmp(text, "false")) {
+            *value = !strcmp(text, "true");
+            return true;
+        }
+        snprintf(err, err_size, "\"%s\" is not true or false", text);
+        return false;
+
+    case PAC_KNOB_ENUM: {
+        int x = pac_knob_enum_value(knob, text);
+
+        if (x >= 0) {
+            *value = x;
+            return true;
+        }
+        enum_error(knob, text, err, err_size);
+        return false;
+    }
+
+    case PAC_KNOB_U32: {
+        unsigned long long int x;
+        char *tail;
+
+        /* strtoull() would take a sign, spaces or an empty string. */
+        if (text[0] >= '0' && text[0] <= '9') {
+            errno = 0;
+            x = strtoull(text, &tail, 10);
+            if (!errno && !*tail && x >= knob->db_min && x <= knob->db_max) {
+                *value = x;
+                return true;
+            }
+        }
+        snprintf(err, err_size, "\"%s\" is not an integer in "
+                 "[%"PRIu32", %"PRIu32"]", text, knob->db_min, knob->db_max);
+        return false;
+    }
+
+    case PAC_KNOB_LEVELS:
+    default:
+        snprintf(err, err_size, "is a map");
+        return false;
+    }
 }
 
 uint32_t

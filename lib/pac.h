@@ -258,6 +258,16 @@ uint32_t pac_knob_get(const struct pac_config *cfg,
 /* The value of PAC_KNOB_ENUM 'knob' named 'name', or -1 if none is. */
 int pac_knob_enum_value(const struct pac_knob *knob, const char *name);
 
+/* Parses 'text' as a value of 'knob', as an operator writes it: "true" or
+ * "false" for a bool, one of 'names' for an enum, a decimal integer within
+ * [db_min, db_max] otherwise.  Returns true and stores the value (a bool as
+ * 0 or 1) in '*value', or returns false and writes into 'err' (if nonnull)
+ * why not, e.g. "\"fast\" is not pac, rwnd or rdtcp", without the knob's
+ * name, for the caller to prefix with where the text came from.  Not for
+ * the PAC_KNOB_LEVELS row, which is a map (false, "is a map"). */
+bool pac_knob_parse(const struct pac_knob *knob, const char *text,
+                    uint32_t *value, char *err, size_t err_size);
+
 /* Sets 'knob' in 'cfg' to 'value' (a bool to 'value' != 0).  Not for the
  * PAC_KNOB_LEVELS row. */
 void pac_knob_set(struct pac_config *cfg, const struct pac_knob *knob,

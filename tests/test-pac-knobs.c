@@ -5,12 +5,15 @@
  * that use it: pac_config_init() gives each row's default,
  * pac_config_check() accepts exactly each row's range, pac_config_equal()
  * sees a change to every row, and no member of struct pac_config is left
- * out of both the rows and pac_config_equal().  The table's copies outside
+ * out of both the rows and pac_config_equal(); pac_knob_parse() takes each
+ * row's values and refuses the rest in the words operators see.  The table's copies outside
  * libpac are checked by tests/check-pac-knobs.py. */
 
 #include "pac.h"
 
+#include <inttypes.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include "pac-test.h"
 
 static void
@@ -187,6 +190,90 @@ test_knob_messages(void)
     PAC_CHECK(!strcmp(err, "n_levels: 0 is out of range [1, 8]"));
 }
 
+/* pac_knob_parse(): what each type takes, what it refuses and the words it
+ * refuses with, for every row, from the row's own range and names. */
+static void
+test_knob_parse(void)
+{
+    char err[256], text[32];
+    uint32_t x;
+
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *k = &pac_knobs[i];
+
+        x = 12345;
+        switch (k->type) {
+        case PAC_KNOB_BOOL:
+            PAC_CHECK(pac_knob_parse(k, "true", &x, err, sizeof err));
+            PAC_CHECK_EQ(x, 1);
+            PAC_CHECK(pac_knob_parse(k, "false", &x, err, sizeof err));
+            PAC_CHECK_EQ(x, 0);
+            PAC_CHECK(!pac_knob_parse(k, "yes", &x, err, sizeof err));
+            PAC_CHECK(!strcmp(err, "\"yes\" is not true or false"));
+            PAC_CHECK(!pac_knob_parse(k, "1", &x, NULL, 0));
+            PAC_CHECK_EQ(x, 0);
+            break;
+
+        case PAC_KNOB_ENUM:
+            for (uint32_t v = 0; v <= k->max; v++) {
+                PAC_CHECK(pac_knob_parse(k, k->names[v], &x, err,
+                                         sizeof err));
+                PAC_CHECK_EQ(x, v);
+            }
+            PAC_CHECK(!pac_knob_parse(k, "0", &x, err, sizeof err));
+            PAC_CHECK(!strncmp(err, "\"0\" is not ", 11));
+            break;
+
+        case PAC_KNOB_U32:
+            snprintf(text, sizeof text, "%"PRIu32, k->db_min);
+            PAC_CHECK(pac_knob_parse(k, text, &x, err, sizeof err));
+            PAC_CHECK_EQ(x, k->db_min);
+            snprintf(text, sizeof text, "%"PRIu32, k->db_max);
+            PAC_CHECK(pac_knob_parse(k, text, &x, err, sizeof err));
+            PAC_CHECK_EQ(x, k->db_max);
+            snprintf(text, sizeof text, "%llu",
+                     (unsigned long long) k->db_max + 1);
+            PAC_CHECK(!pac_knob_parse(k, text, &x, err, sizeof err));
+            PAC_CHECK_EQ(x, k->db_max);
+            if (k->db_min) {
+                snprintf(text, sizeof text, "%"PRIu32, k->db_min - 1);
+                PAC_CHECK(!pac_knob_parse(k, text, &x, err, sizeof err));
+            }
+            /* What strtoull() alone would take. */
+            PAC_CHECK(!pac_knob_parse(k, "", &x, err, sizeof err));
+            PAC_CHECK(!pac_knob_parse(k, " 5", &x, err, sizeof err));
+            PAC_CHECK(!pac_knob_parse(k, "-1", &x, err, sizeof err));
+            PAC_CHECK(!pac_knob_parse(k, "+5", &x, err, sizeof err));
+            PAC_CHECK(!pac_knob_parse(k, "5x", &x, err, sizeof err));
+            PAC_CHECK(!pac_knob_parse(k, "99999999999999999999999", &x,
+                                      err, sizeof err));
+            PAC_CHECK_EQ(x, k->db_max);
+            break;
+
+        case PAC_KNOB_LEVELS:
+            PAC_CHECK(!pac_knob_parse(k, "1", &x, err, sizeof err));
+            PAC_CHECK(!strcmp(err, "is a map"));
+            break;
+        }
+    }
+
+    /* The words operators see in status:pac, prefixed there with
+     * "other_config:KEY: ". */
+    const struct pac_knob *policy = pac_knob_find("policy");
+    PAC_CHECK(!pac_knob_parse(policy, "fast", &x, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "\"fast\" is not pac, rwnd or rdtcp"));
+    const struct pac_knob *drops = pac_knob_find("loss-floor-permille");
+    PAC_CHECK(drops != NULL);
+    PAC_CHECK(!pac_knob_parse(drops, "1001", &x, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "\"1001\" is not an integer in [100, 1000]"));
+
+    /* A short buffer gets a truncated, terminated message. */
+    char tiny[8];
+    memset(tiny, 'x', sizeof tiny);
+    PAC_CHECK(!pac_knob_parse(policy, "fast", &x, tiny, sizeof tiny));
+    PAC_CHECK(!strcmp(tiny, "\"fast\" "));
+}
+
 static void
 test_knob_equal(void)
 {
@@ -290,6 +377,7 @@ main(void)
     PAC_RUN_TEST(test_knob_defaults);
     PAC_RUN_TEST(test_knob_ranges);
     PAC_RUN_TEST(test_knob_messages);
+    PAC_RUN_TEST(test_knob_parse);
     PAC_RUN_TEST(test_knob_equal);
     PAC_RUN_TEST(test_knob_coverage);
     PAC_TEST_MAIN_END;

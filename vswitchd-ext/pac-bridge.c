@@ -69,24 +69,6 @@ iface_find(const char *name)
     return NULL;
 }
 
-static bool
-parse_knob(const struct pac_knob *knob, const char *value, uint32_t *out)
-{
-    unsigned long long int x;
-    char *tail;
-
-    if (value[0] < '0' || value[0] > '9') {
-        return false;
-    }
-    errno = 0;
-    x = strtoull(value, &tail, 10);
-    if (errno || *tail || x < knob->db_min || x > knob->db_max) {
-        return false;
-    }
-    *out = x;
-    return true;
-}
-
 static int
 compare_int64(const void *a_, const void *b_)
 {
@@ -237,41 +219,13 @@ pac_config_from_row(const struct ovsrec_pac *row, struct pac_config *cfg,
                           warnings->length ? "; " : "", node->key);
             continue;
         }
-        if (knob->type == PAC_KNOB_BOOL) {
-            if (strcmp(node->value, "true") && strcmp(node->value, "false")) {
-                return xasprintf("other_config:%s: \"%s\" is not "
-                                 "true or false", knob->name, node->value);
-            }
-            pac_knob_set(cfg, knob, !strcmp(node->value, "true"));
-        } else if (knob->type == PAC_KNOB_ENUM) {
-            int x = pac_knob_enum_value(knob, node->value);
+        uint32_t x;
 
-            if (x < 0) {
-                struct ds names = DS_EMPTY_INITIALIZER;
-
-                for (uint32_t j = 0; j <= knob->max; j++) {
-                    ds_put_format(&names, "%s%s",
-                                  !j ? "" : j < knob->max ? ", " : " or ",
-                                  knob->names[j]);
-                }
-                char *msg = xasprintf("other_config:%s: \"%s\" is not %s",
-                                      knob->name, node->value,
-                                      ds_cstr(&names));
-                ds_destroy(&names);
-                return msg;
-            }
-            pac_knob_set(cfg, knob, x);
-        } else {
-            uint32_t x;
-
-            if (knob->type != PAC_KNOB_U32
-                || !parse_knob(knob, node->value, &x)) {
-                return xasprintf("other_config:%s: \"%s\" is not an integer "
-                                 "in [%"PRIu32", %"PRIu32"]", knob->name,
-                                 node->value, knob->db_min, knob->db_max);
-            }
-            pac_knob_set(cfg, knob, x);
+        if (!pac_knob_parse(knob, node->value, &x,
+                            libpac_err, sizeof libpac_err)) {
+            return xasprintf("other_config:%s: %s", knob->name, libpac_err);
         }
+        pac_knob_set(cfg, knob, x);
     }
 
     if (!pac_config_check(cfg, libpac_err, sizeof libpac_err)) {

@@ -240,8 +240,8 @@ set_pac_option(pac_config *cfg, const std::string &kv)
     std::string key = kv.substr(0, eq);
     std::string value = eq == std::string::npos ? "" : kv.substr(eq + 1);
     const pac_knob *knob = pac_knob_find(key.c_str());
-    char *end;
-    unsigned long n;
+    char err[256];
+    uint32_t x;
 
     if (!knob || knob->type == PAC_KNOB_LEVELS || eq == std::string::npos) {
         fprintf(stderr, "pac-ns3: --pac-option %s: not KEY=VALUE of a "
@@ -249,30 +249,11 @@ set_pac_option(pac_config *cfg, const std::string &kv)
                 kv.c_str());
         exit(2);
     }
-    if (knob->type == PAC_KNOB_ENUM) {
-        int e = pac_knob_enum_value(knob, value.c_str());
-        if (e < 0) {
-            fprintf(stderr, "pac-ns3: --pac-option %s: unknown %s\n",
-                    kv.c_str(), key.c_str());
-            exit(2);
-        }
-        pac_knob_set(cfg, knob, e);
-    } else if (knob->type == PAC_KNOB_BOOL) {
-        if (value != "true" && value != "false") {
-            fprintf(stderr, "pac-ns3: --pac-option %s: true or false\n",
-                    kv.c_str());
-            exit(2);
-        }
-        pac_knob_set(cfg, knob, value == "true");
-    } else {
-        n = strtoul(value.c_str(), &end, 10);
-        if (value.empty() || *end || n > UINT32_MAX) {
-            fprintf(stderr, "pac-ns3: --pac-option %s: not a number\n",
-                    kv.c_str());
-            exit(2);
-        }
-        pac_knob_set(cfg, knob, n);
+    if (!pac_knob_parse(knob, value.c_str(), &x, err, sizeof err)) {
+        fprintf(stderr, "pac-ns3: --pac-option %s: %s\n", key.c_str(), err);
+        exit(2);
     }
+    pac_knob_set(cfg, knob, x);
 }
 
 double
