@@ -335,6 +335,46 @@ test_no_copy_of_data_that_reached_the_head(void)
     end_pac();
 }
 
+/* Data that queued behind held ACKs of its flow, and whose ACK number the
+ * peer's data passed before it reached the head (pac_rx() converts heads
+ * only), goes as an ACK once it is the head: under the ACKs' hold bound,
+ * not as a window trigger that may wait max_hold_trigger_us with the
+ * receiver's later ACKs behind it while the peer's retransmission timer
+ * runs.  No copies here: the hold bound alone is under test. */
+static void
+test_request_behind_acks_passed_by_data_goes_as_ack(void)
+{
+    struct pac_segment req = tx_seg(0, 1, 100, ACK);
+    struct pac *pac = copy_pac(false, 0, COPY_US / 2);
+
+    PAC_CHECK(pac);
+    rx(pac, AT(0), 0, 1, 0, ACK, PAC_ECN_ECT0);
+    PAC_CHECK_EQ(pac_tx(pac, &req, P(0), AT(0), rec_emit, NULL), PAC_PASS);
+
+    /* Four segments of the answer arrive; the VM's ACK of two of them is
+     * held, and its next request, acknowledging all four, waits behind
+     * it: a window trigger, as nothing has come after it yet.  Then more
+     * of the answer comes, past the request's ACK number. */
+    rx_data(pac, AT(10), 0, 1, 4 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 0, 1 + 2 * MSS, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(30), 0, 1 + 4 * MSS, 100, ACK, 2));
+    rx_data(pac, AT(40), 0, 1 + 4 * MSS, 2 * MSS);
+
+    /* The ACK reaches its hold bound; the request is the head now. */
+    run(pac, AT(20 + COPY_US / 2));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+
+    /* Not a window trigger: it goes at the ACKs' bound from then on. */
+    run(pac, AT(20 + COPY_US - 1));
+    CHECK_N_EMITTED(1);
+    run(pac, AT(20 + COPY_US));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 2);
+    PAC_CHECK_EQ(get_stats(pac).released[PAC_REL_MAX_HOLD], 2);
+    end_pac();
+}
+
 int
 main(void)
 {
@@ -346,6 +386,7 @@ main(void)
     PAC_RUN_TEST(test_copy_wakeup);
     PAC_RUN_TEST(test_copy_of_data_behind_held_acks);
     PAC_RUN_TEST(test_no_copy_of_data_that_reached_the_head);
+    PAC_RUN_TEST(test_request_behind_acks_passed_by_data_goes_as_ack);
     drop_pac();
     PAC_TEST_MAIN_END;
 }
