@@ -507,10 +507,8 @@ head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
     const struct pac_flow *f = &pac->flows[p->flow];
 
     memset(how, 0, sizeof *how);
-    /* Not on a connection whose peer has sent no data yet: Linux takes an
-     * ACK number below the newest only within the bytes it had
-     * acknowledged (tcp_ack(): max_window is at most bytes_acked), and
-     * drops the whole segment otherwise. */
+    /* Not on a connection whose peer has sent no data yet (see
+     * peer_has_acked_data()). */
     if (pac_flow_outstanding(f) && (f->flags & PAC_F_ACK_BASE)
         && f->rx_bytes) {
         how->ack = f->last_ack - 1;
@@ -522,6 +520,18 @@ head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
         how->window = pac_window_to(pac, f, p->ack, f->rcv_nxt);
     }
     return true;
+}
+
+/* Whether the peer of flow 'f' has been sent an ACK of some of its data
+ * (the newest ACK number it was sent lies past its first byte): Linux
+ * takes an ACK number below the newest only within the bytes it had
+ * acknowledged (tcp_ack(): max_window is at most bytes_acked), and drops
+ * the whole segment otherwise, data and all, with a challenge ACK. */
+static bool
+peer_has_acked_data(const struct pac_flow *f)
+{
+    return (f->rx_bytes && (f->flags & PAC_F_RCV_BASE)
+            && pac_seq_gt(f->last_ack, f->rcv_nxt - f->rx_bytes));
 }
 
 /* Sends a copy (head_copy()) of each request that has waited
@@ -590,8 +600,20 @@ peer_ack(const struct pac *pac, const struct pac_flow *f)
  * the peer's window already ends.  And it takes the timestamp value of
  * its flow's head, the oldest held: a stack that takes its timestamp as
  * the newest (FreeBSD does whatever the ACK number) would otherwise drop
- * the held ACKs ahead of it as older (PAWS, RFC 7323).  A flow that has
- * not sent an ACK yet gets no copy. */
+ * the held ACKs ahead of it as older (PAWS, RFC 7323).
+ *
+ * A peer that has had none of its data acknowledged takes no old ACK (see
+ * peer_has_acked_data()): what is held ahead of the segment then
+ * acknowledges no data, and the copy takes the newest ACK number, with a
+ * window that ends where the data the peer sent ends (closed for an idle
+ * peer), as a head request's copy does.  Its window is then the one the
+ * peer goes by, and the held segments ahead of it can no longer open it
+ * (TCP takes a window only from a segment not older than the one it last
+ * took one from, RFC 9293, 3.10.7.4): the copied segment, an ACK from
+ * then on, goes right behind them and opens it.  That is only for a peer
+ * PAC expects no data from: one that may be sending could have sent past
+ * that window; its copy waits until an ACK of its data has gone.  A flow
+ * that has not sent an ACK yet gets no copy. */
 static void
 copy_waiting(struct pac *pac, void *aux)
 {
@@ -599,12 +621,28 @@ copy_waiting(struct pac *pac, void *aux)
 
     while (wait_due(pac, h = pac->wait_head)) {
         const struct pac_flow *f = &pac->flows[pac->held[h].flow];
+        bool old_ack = peer_has_acked_data(f);
 
+        if ((f->flags & PAC_F_ACK_BASE) && !old_ack
+            && pac_flow_outstanding(f)) {
+            /* The first answer is under way and none of it has been
+             * acknowledged yet: the held ACKs ahead will be, within
+             * max_hold_us, and then an old ACK is taken.  The copies
+             * behind this one wait that long too. */
+            return;
+        }
         if (f->flags & PAC_F_ACK_BASE) {
             struct pac_copy how;
 
-            how.ack = peer_ack(pac, f) - 1;
-            how.window = pac_window_to_edge(pac, f, how.ack);
+            if (old_ack) {
+                how.ack = peer_ack(pac, f) - 1;
+                how.window = pac_window_to_edge(pac, f, how.ack);
+            } else {
+                how.ack = peer_ack(pac, f);
+                how.window = (pac_seq_gt(f->rcv_nxt, how.ack)
+                              ? pac_window_to(pac, f, how.ack, f->rcv_nxt)
+                              : 0);
+            }
             how.tsval_from = pac->held[f->held_head].pkt;
             if (!send_copy(pac, h, &how, aux)) {
                 return;

@@ -111,7 +111,9 @@ struct pac_config {
      * request at its flow's head is copied with a window that ends where
      * the data the peer sent ends (closed for an idle peer), or with an
      * old ACK number while an answer is still due; data queued behind
-     * other held segments of its flow is copied with an old ACK number.
+     * other held segments of its flow is copied with an old ACK number
+     * (the newest, and a closed window, to a peer none of whose data has
+     * been acknowledged, which would drop an old one).
      * A held request that data passes goes as an ACK instead, under
      * max_hold_us.  So data may wait its turn longer than the receiver's
      * RTO (200 ms minimum on Linux) without timing the receiver out.

@@ -265,25 +265,32 @@ test_copy_wakeup(void)
 static void
 test_copy_of_data_behind_held_acks(void)
 {
-    struct pac_segment req = tx_seg(0, 1, 100, ACK);
     /* max_hold_us long: only the copy is under test. */
     struct pac *pac = copy_pac(true, COPY_US, 10 * COPY_US);
     struct pac_flow_info info;
-    uint32_t sent_edge;
+    struct pac_segment req;
+    uint32_t sent_edge, b;
 
     PAC_CHECK(pac);
 
+    /* An earlier answer of flow 0 was acknowledged (an old ACK number is
+     * one the peer takes only then: test_copy_behind_first_answer()). */
+    b = ack_flow(pac, AT(0), 0, 2 * MSS, 9);
+
     /* Flow 0's request goes and puts its window in flight. */
-    rx(pac, AT(0), 0, 1, 0, ACK, PAC_ECN_ECT0);
+    rx(pac, AT(0), 0, b, 0, ACK, PAC_ECN_ECT0);
+    req = tx_seg(0, b, 100, ACK);
     PAC_CHECK_EQ(pac_tx(pac, &req, P(0), AT(0), rec_emit, NULL), PAC_PASS);
-    sent_edge = 1 + req.window;
+    sent_edge = b + req.window;
 
     /* Four segments of the answer arrive; the VM's ACK of two of them
      * does not fit and is held; then the VM sends data (acknowledging the
      * same), which waits behind that ACK. */
-    rx_data(pac, AT(10), 0, 1, 4 * MSS);
-    CHECK_HELD(tx(pac, AT(20), 0, 1 + 2 * MSS, 0, ACK, 1));
-    CHECK_HELD(tx(pac, AT(30), 0, 1 + 2 * MSS, 100, ACK, 2));
+    rx_data(pac, AT(10), 0, b, 4 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 0, b + 2 * MSS, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(30), 0, b + 2 * MSS, 100, ACK, 2));
+    /* More of it arrives: room for the copy's ACK. */
+    rx_data(pac, AT(40), 0, b + 4 * MSS, 2 * MSS);
 
     run(pac, AT(30 + COPY_US - 1));
     PAC_CHECK_EQ(n_copies, 0);
@@ -293,8 +300,8 @@ test_copy_of_data_behind_held_acks(void)
     PAC_CHECK_EQ(copies[0], 2);
     PAC_CHECK_EQ(get_stats(pac).request_copies, 1);
     GET_FLOW(pac, 0, &info);
-    PAC_CHECK_EQ(info.last_ack, 1);
-    PAC_CHECK_EQ(copy_how[0].ack, 0);
+    PAC_CHECK_EQ(info.last_ack, b);
+    PAC_CHECK_EQ(copy_how[0].ack, b - 1);
     PAC_CHECK(copy_how[0].ack + copy_how[0].window <= sent_edge);
     PAC_CHECK(copy_how[0].tsval_from == P(1));
     CHECK_N_EMITTED(0);
@@ -302,12 +309,70 @@ test_copy_of_data_behind_held_acks(void)
 
     /* The answer drains: the ACK and then the data go, in order, and the
      * data, now its flow's head, gets no second copy. */
-    rx_data(pac, AT(2 * COPY_US), 0, 1 + 4 * MSS, IW - 4 * MSS);
+    rx_data(pac, AT(2 * COPY_US), 0, b + 6 * MSS, IW - 6 * MSS);
     run(pac, AT(4 * COPY_US));
     CHECK_N_EMITTED(2);
     CHECK_RELEASED(0, 1);
     CHECK_RELEASED(1, 2);
     PAC_CHECK_EQ(n_copies, 1);
+    end_pac();
+}
+
+/* Data behind held segments of a flow whose peer has had none of its
+ * data acknowledged: Linux drops a segment with an ACK number below its
+ * newest then (its bytes_acked bounds how old an ACK may be), data and
+ * all.  Behind a request to an idle peer the copy takes the newest ACK
+ * number and a closed window, and the segment then goes right behind the
+ * request; behind ACKs of a first answer under way it waits until one of
+ * them has gone, and takes an old ACK number then. */
+static void
+test_copy_behind_first_answer(void)
+{
+    struct pac *pac = held_request(true, COPY_US);
+
+    PAC_CHECK(pac);
+    /* Behind flow 1's held request, the VM's next request (the same ACK
+     * number: the peer has sent nothing). */
+    CHECK_HELD(tx(pac, AT(10), 1, 1, 100, ACK, 2));
+    /* Most of flow 0's answer arrives: room for the copies. */
+    rx_data(pac, AT(COPY_US + 10), 0, 1, IW - 2000);
+    PAC_CHECK_EQ(n_copies, 2);
+    PAC_CHECK_EQ(copies[0], 1);
+    PAC_CHECK_EQ(copies[1], 2);
+    PAC_CHECK_EQ(copy_how[1].ack, 1);
+    PAC_CHECK_EQ(copy_how[1].window, 0);
+    PAC_CHECK(copy_how[1].tsval_from == P(1));
+
+    /* Flow 0's answer drains: flow 1's request goes; the copied one,
+     * an ACK now, follows under the ACKs' hold bound (the frame the peer
+     * answers it with does not fit under the window just released). */
+    rx_data(pac, AT(3 * COPY_US), 0, 1 + IW - 2000, 2000);
+    /* The peer's ACKs of the two copies. */
+    rx(pac, AT(3 * COPY_US + 10), 1, 1, 0, ACK, PAC_ECN_ECT0);
+    rx(pac, AT(3 * COPY_US + 10), 1, 1, 0, ACK, PAC_ECN_ECT0);
+    run(pac, AT(3 * COPY_US + 20));
+    CHECK_N_EMITTED(1);
+    CHECK_RELEASED(0, 1);
+    run(pac, AT(3 * COPY_US + 20 + 20000));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 2);
+    end_pac();
+
+    /* A first answer under way, its ACK held (max_hold_us 2 x COPY_US),
+     * data behind it: no copy while no ACK of the answer has gone. */
+    pac = copy_pac(true, COPY_US, 2 * COPY_US);
+    PAC_CHECK(pac);
+    PAC_CHECK_EQ(request(pac, AT(0), 0, 1, 0), PAC_PASS);
+    rx_data(pac, AT(10), 0, 1, 4 * MSS);
+    CHECK_HELD(tx(pac, AT(20), 0, 1 + 2 * MSS, 0, ACK, 1));
+    CHECK_HELD(tx(pac, AT(30), 0, 1 + 2 * MSS, 100, ACK, 2));
+    run(pac, AT(30 + COPY_US));
+    PAC_CHECK_EQ(n_copies, 0);
+    /* The ACK reaches its bound and goes; the data is the head now, and a
+     * head ACK with data is not copied: it goes under the same bound. */
+    run(pac, AT(20 + 2 * COPY_US));
+    CHECK_RELEASED(0, 1);
+    PAC_CHECK_EQ(n_copies, 0);
     end_pac();
 }
 
@@ -385,6 +450,7 @@ main(void)
     PAC_RUN_TEST(test_no_copy_when_off);
     PAC_RUN_TEST(test_copy_wakeup);
     PAC_RUN_TEST(test_copy_of_data_behind_held_acks);
+    PAC_RUN_TEST(test_copy_behind_first_answer);
     PAC_RUN_TEST(test_no_copy_of_data_that_reached_the_head);
     PAC_RUN_TEST(test_request_behind_acks_passed_by_data_goes_as_ack);
     drop_pac();
