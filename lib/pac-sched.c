@@ -612,8 +612,10 @@ peer_ack(const struct pac *pac, const struct pac_flow *f)
  * took one from, RFC 9293, 3.10.7.4): the copied segment, an ACK from
  * then on, goes right behind them and opens it.  That is only for a peer
  * PAC expects no data from: one that may be sending could have sent past
- * that window; its copy waits until an ACK of its data has gone.  A flow
- * that has not sent an ACK yet gets no copy. */
+ * that window.  Behind the held ACKs of a first answer under way, then,
+ * the segment gets no copy here, nor on a flow that has not sent an ACK
+ * yet: it is handled at its flow's head, where an ACK goes within
+ * max_hold_us and a request is copied as a head. */
 static void
 copy_waiting(struct pac *pac, void *aux)
 {
@@ -623,15 +625,8 @@ copy_waiting(struct pac *pac, void *aux)
         const struct pac_flow *f = &pac->flows[pac->held[h].flow];
         bool old_ack = peer_has_acked_data(f);
 
-        if ((f->flags & PAC_F_ACK_BASE) && !old_ack
-            && pac_flow_outstanding(f)) {
-            /* The first answer is under way and none of it has been
-             * acknowledged yet: the held ACKs ahead will be, within
-             * max_hold_us, and then an old ACK is taken.  The copies
-             * behind this one wait that long too. */
-            return;
-        }
-        if (f->flags & PAC_F_ACK_BASE) {
+        if ((f->flags & PAC_F_ACK_BASE)
+            && (old_ack || !pac_flow_outstanding(f))) {
             struct pac_copy how;
 
             if (old_ack) {

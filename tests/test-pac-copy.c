@@ -323,8 +323,8 @@ test_copy_of_data_behind_held_acks(void)
  * newest then (its bytes_acked bounds how old an ACK may be), data and
  * all.  Behind a request to an idle peer the copy takes the newest ACK
  * number and a closed window, and the segment then goes right behind the
- * request; behind ACKs of a first answer under way it waits until one of
- * them has gone, and takes an old ACK number then. */
+ * request; behind ACKs of a first answer under way it gets no copy and
+ * goes as an ACK once it is the head. */
 static void
 test_copy_behind_first_answer(void)
 {
@@ -359,7 +359,7 @@ test_copy_behind_first_answer(void)
     end_pac();
 
     /* A first answer under way, its ACK held (max_hold_us 2 x COPY_US),
-     * data behind it: no copy while no ACK of the answer has gone. */
+     * data behind it: no copy, since no ACK of the answer has gone. */
     pac = copy_pac(true, COPY_US, 2 * COPY_US);
     PAC_CHECK(pac);
     PAC_CHECK_EQ(request(pac, AT(0), 0, 1, 0), PAC_PASS);
@@ -368,10 +368,14 @@ test_copy_behind_first_answer(void)
     CHECK_HELD(tx(pac, AT(30), 0, 1 + 2 * MSS, 100, ACK, 2));
     run(pac, AT(30 + COPY_US));
     PAC_CHECK_EQ(n_copies, 0);
-    /* The ACK reaches its bound and goes; the data is the head now, and a
-     * head ACK with data is not copied: it goes under the same bound. */
+    /* The ACK reaches its bound and goes; the data, the head now (an
+     * ACK), goes under the same bound, uncopied. */
     run(pac, AT(20 + 2 * COPY_US));
+    CHECK_N_EMITTED(1);
     CHECK_RELEASED(0, 1);
+    run(pac, AT(20 + 4 * COPY_US));
+    CHECK_N_EMITTED(2);
+    CHECK_RELEASED(1, 2);
     PAC_CHECK_EQ(n_copies, 0);
     end_pac();
 }
