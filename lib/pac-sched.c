@@ -485,6 +485,18 @@ send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
     return true;
 }
 
+/* The raw window that makes a copy with ACK number 'ack', on flow 'f',
+ * end where the data the peer has sent ends: 0, a closed window, if
+ * nothing came past 'ack' (or PAC has seen no data of the peer). */
+static uint16_t
+window_to_data_end(const struct pac *pac, const struct pac_flow *f,
+                   uint32_t ack)
+{
+    return ((f->flags & PAC_F_RCV_BASE) && pac_seq_gt(f->rcv_nxt, ack)
+            ? pac_window_to(pac, f, ack, f->rcv_nxt)
+            : 0);
+}
+
 /* Fills in 'how' for the copy of request 'h', its flow's head, and
  * returns true if the copy carries the request's own ACK number (the peer
  * takes it), false if an old one.
@@ -507,8 +519,11 @@ head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
     const struct pac_flow *f = &pac->flows[p->flow];
 
     memset(how, 0, sizeof *how);
-    /* Not on a connection whose peer has sent no data yet (see
-     * peer_has_acked_data()). */
+    /* Not on a connection whose peer has sent no data yet, which would
+     * drop an old ACK (see peer_has_acked_data(), which also asks that an
+     * ACK of that data went out; here the alternative, a window ending at
+     * the data received, could end before what a peer under way has
+     * sent). */
     if (pac_flow_outstanding(f) && (f->flags & PAC_F_ACK_BASE)
         && f->rx_bytes) {
         how->ack = f->last_ack - 1;
@@ -516,9 +531,7 @@ head_copy(const struct pac *pac, uint32_t h, struct pac_copy *how)
         return false;
     }
     how->ack = p->ack;
-    if ((f->flags & PAC_F_RCV_BASE) && pac_seq_gt(f->rcv_nxt, p->ack)) {
-        how->window = pac_window_to(pac, f, p->ack, f->rcv_nxt);
-    }
+    how->window = window_to_data_end(pac, f, how->ack);
     return true;
 }
 
@@ -634,9 +647,7 @@ copy_waiting(struct pac *pac, void *aux)
                 how.window = pac_window_to_edge(pac, f, how.ack);
             } else {
                 how.ack = peer_ack(pac, f);
-                how.window = (pac_seq_gt(f->rcv_nxt, how.ack)
-                              ? pac_window_to(pac, f, how.ack, f->rcv_nxt)
-                              : 0);
+                how.window = window_to_data_end(pac, f, how.ack);
             }
             how.tsval_from = pac->held[f->held_head].pkt;
             if (!send_copy(pac, h, &how, aux)) {
