@@ -462,6 +462,19 @@ pac_allowed_end(const struct pac_flow *f)
             ? f->budget_end : f->rcv_nxt);
 }
 
+/* Whether held packet 'p' of flow 'f' is a request that data of the flow
+ * has passed (arrived past its ACK number): an answer was still under way
+ * when the receiver sent it, so it is an ACK with data, as pac_tx() would
+ * have classified it had that data come first.  pac_rx() changes such a
+ * head, pac_queue_unlink() one that becomes the head. */
+static inline bool
+pac_request_passed_by_data(const struct pac_flow *f,
+                           const struct pac_held *p)
+{
+    return (p->kind == PAC_K_REQUEST && (f->flags & PAC_F_RCV_BASE)
+            && pac_seq_gt(f->rcv_nxt, p->ack));
+}
+
 /* pac-sched.c: the release loop. */
 void pac_schedule(struct pac *, pac_emit_cb *, void *aux);
 void pac_release_head(struct pac *, uint32_t flow_idx,

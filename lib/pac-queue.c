@@ -315,15 +315,13 @@ pac_queue_unlink(struct pac *pac, uint32_t flow_idx, uint32_t prev,
         if (f->held_head != PAC_NONE) {
             struct pac_held *next = &pac->held[f->held_head];
 
-            if (next->kind == PAC_K_REQUEST && (f->flags & PAC_F_RCV_BASE)
-                && pac_seq_gt(f->rcv_nxt, next->ack)) {
-                /* A request that data of its flow passed while it waited
-                 * behind other held segments (pac_rx() converts heads
-                 * only): an answer was still under way when the receiver
-                 * sent it, the peer's retransmission timer runs on that
-                 * data, and the receiver's ACKs of it wait behind the
-                 * request.  It goes as an ACK with data, under the ACKs'
-                 * hold bound, as it would have at the head. */
+            if (pac_request_passed_by_data(f, next)) {
+                /* Passed while it waited behind other held segments
+                 * (pac_rx() changes heads only): the peer's retransmission
+                 * timer runs on that data, and the receiver's ACKs of it
+                 * wait behind the request.  It goes as an ACK with data,
+                 * under the ACKs' hold bound, as it would have at the
+                 * head. */
                 next->kind = PAC_K_ACK;
             }
             age_append_head(pac, f->held_head);

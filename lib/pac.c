@@ -445,8 +445,8 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             update_level(pac, flow_idx);
             if (newest) {
                 if (f->n_held
-                    && pac->held[f->held_head].kind == PAC_K_REQUEST
-                    && pac_seq_gt(f->rcv_nxt, pac->held[f->held_head].ack)) {
+                    && pac_request_passed_by_data(f,
+                                                  &pac->held[f->held_head])) {
                     /* Data past the ACK number of the request PAC holds:
                      * an answer was still under way when the receiver sent
                      * it, as pac_tx() would have seen had this data come
