@@ -222,7 +222,15 @@ pac_dp_same_actions(const struct pac_dp_out_entry *a,
 }
 
 /* Sends every entry of 'out' through 'exec', in order, in batches of
- * consecutive packets with the same actions and IP version. */
+ * consecutive packets with the same actions, IP version and buffer source.
+ *
+ * netdev-dpdk decides from a batch's first packet whether to copy the batch
+ * into mbufs, and dpif-netdev's output action, which gathers batches per
+ * port, flushes when a batch's first packet has another source than what it
+ * gathered.  So every batch must have one source.  The out-list mixes them: a
+ * copy of a held request is malloc'd (pac_dp_copy()) where the held packets
+ * it leaves with may be mbufs from a DPDK port, and a DPDK port that is
+ * sent such a batch frees the copies as mbufs. */
 static void
 pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
 {
@@ -241,6 +249,7 @@ pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
             /* Against the previous entry: a run of released packets
              * shares one pointer, so memcmp() only where runs meet. */
             if (e->ip_version != first->ip_version
+                || e->packet->source != first->packet->source
                 || (j > i && !pac_dp_same_actions(e, e - 1))) {
                 break;
             }
