@@ -44,6 +44,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -358,6 +359,9 @@ class Testbed:
         self.hugepages: Optional[Hugepages] = None
         self.huge: Optional[HugeMount] = None
         self.base_rtt_ms: Optional[float] = None
+        # Where the daemons' logs and the runs' JSON go when the testbed is
+        # torn down (its work directory is removed); None: nowhere.
+        self.keep_logs_to: Optional[Path] = None
 
     def __enter__(self) -> "Testbed":
         try:
@@ -367,6 +371,8 @@ class Testbed:
             raise
 
     def __exit__(self, *exc) -> None:
+        if self.keep_logs_to:
+            self.save_logs(self.keep_logs_to)
         self.close()
 
     # -- set-up --------------------------------------------------------------
@@ -818,7 +824,16 @@ class Testbed:
             except subprocess.TimeoutExpired:
                 p.kill()
         if self.ovs:
-            self.ovs.stop()
+            for daemon, status in self.ovs.stop().items():
+                if status is not None:
+                    # Whatever failed next (an ovs-appctl, an ovs-vsctl)
+                    # says only that the daemon did not answer.
+                    how = (f"was killed by {signal.Signals(-status).name}"
+                           if status < 0 else f"exited with status {status}")
+                    print(f"incast: {daemon} {how} before the testbed "
+                          f"stopped it; the end of its log:\n"
+                          f"{self.ovs.tail(daemon, 20)}", file=sys.stderr,
+                          flush=True)
         if self.huge:
             self.huge.remove()
         if self.hugepages:
