@@ -48,6 +48,7 @@ COVERAGE_DEFINE(pac_dp_no_instance);
 COVERAGE_DEFINE(pac_dp_no_slot);
 COVERAGE_DEFINE(pac_dp_request_copy);
 COVERAGE_DEFINE(pac_dp_out_handoff);
+COVERAGE_DEFINE(pac_dp_out_source_break);
 
 /* Interned nested actions of held packets.  Many held packets share one
  * list (the output to the uplink), so a held packet costs a reference, not
@@ -249,8 +250,11 @@ pac_dp_out_send(struct pac_dp_out *out, const struct pac_dp_exec *exec)
             /* Against the previous entry: a run of released packets
              * shares one pointer, so memcmp() only where runs meet. */
             if (e->ip_version != first->ip_version
-                || e->packet->source != first->packet->source
                 || (j > i && !pac_dp_same_actions(e, e - 1))) {
+                break;
+            }
+            if (e->packet->source != first->packet->source) {
+                COVERAGE_INC(pac_dp_out_source_break);
                 break;
             }
             dp_packet_batch_add(&batch, e->packet);

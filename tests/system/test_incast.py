@@ -38,7 +38,7 @@ from testbed.incast_ovn import VM_LPORT, OvnTestbed
 from testbed.incast_testbed import (VM_PORT, PacConfigError, Testbed,
                                     TestbedConfig, Workload)
 from testbed.ovn_env import ovn_missing
-from testbed.ovs_env import TOP, OvsBuild
+from testbed.ovs_env import TOP, OvsBuild, wait_until
 
 RATE_MBIT = 100
 SENDERS = 64
@@ -197,13 +197,19 @@ def test_pmd_ports_copies_of_held_requests(pmd_bed: Testbed) -> None:
     the packets PAC holds are DPDK mbufs, and the two leave together, so
     PAC's batches toward the uplink must not mix them (a DPDK port that is
     sent a mixed batch frees the copies as mbufs and ovs-vswitchd dies;
-    the fixture checks that it is alive and its log has no error).  Every
-    byte arrives and the VM does not time out."""
+    the fixture checks that it is alive and its log has no error).  The
+    run must have mixed them (PAC counts each batch it splits where the
+    source changes), every byte arrives and the VM does not time out."""
     wl = Workload(256, 3, bytes_per_sender=BYTES)
     r = pmd_bed.run("pac", wl)
     print(r.result_line(), {k: v for k, v in r.pac.items() if v})
     check_exact(r, wl)
     assert r.pac["pac_request_copies"] > 0, r.pac
+    # The run did mix them in PAC's out-lists, and PAC split its batches
+    # there (coverage counters reach the total within a few seconds).
+    wait_until(lambda: int(pmd_bed.ovs.appctl(
+        "coverage/read-counter", "pac_dp_out_source_break")) > 0,
+        10, 0.5, "a batch split where the buffer source changes")
     assert r.vm_timeouts == 0 and r.setup_vm_timeouts == 0, r
     assert r.pac["pac_held"] == 0, r.pac
 
