@@ -351,7 +351,11 @@ void
 pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
                  uint32_t trigger)
 {
-    uint32_t delta = pac_ack_delta(f, d->ack);
+    /* A segment without an ACK number moves no ACK: its 'ack' may be the
+     * zero of a flow that had none yet, which, taken as an ACK, would set
+     * last_ack back by up to 2^31. */
+    uint32_t delta = (d->flags & PAC_H_NO_ACK ? 0
+                      : pac_ack_delta(f, d->ack));
     uint32_t frame = pac_ack_frame_bytes(f, d);
     bool pending = pac_window_pending(pac, f);
     bool repeated = pac_repeated_request(f, d);

@@ -308,6 +308,10 @@ enum pac_class {
 #define PAC_H_COPIED 0x10       /* A request whose copy carried its own
                                  * ACK number (head_copy()): the peer has
                                  * that ACK number. */
+#define PAC_H_NO_ACK 0x20       /* The segment carried no ACK number (the
+                                 * receiver's SYN): 'ack' is its flow's
+                                 * last_ack when it was held, which may
+                                 * predate PAC_F_ACK_BASE. */
 
 /* One held packet. */
 struct pac_held {

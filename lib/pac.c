@@ -503,7 +503,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
 
     d->ack = has_ack ? seg->ack : f->last_ack;
     d->payload_len = seg->payload_len;
-    d->flags = 0;
+    d->flags = has_ack ? 0 : PAC_H_NO_ACK;
     if (tf & PAC_TCP_ECE) {
         d->flags |= PAC_H_ECE;
     }
@@ -598,7 +598,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
         note_mss(f, seg->mss, PAC_MSS_VM);
         pac_window_note_wscale(pac, flow_idx, seg, true);
         d.kind = PAC_K_ACK;
-        d.flags = PAC_H_SYN;
+        d.flags = PAC_H_SYN | PAC_H_NO_ACK;
         d.ack = f->last_ack;
         d.payload_len = 0;
     } else {
