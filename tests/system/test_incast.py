@@ -16,10 +16,10 @@ rounds 2-8 had no RTO in 16 runs.  Every answer is verified byte by byte
 by the incast client.  The same check runs with the ports on a PMD
 thread (there also the held-requests incast, whose copies are malloc'd
 next to DPDK mbufs) and with OVN on the hypervisor (the VM a logical
-switch port, PAC switched with ovn-nbctl and applied by ovs-pac-agent).  Overlapping requests
-(Poisson arrivals to random subsets of the connections, so that requests
-overlap) must pass through PAC byte-exact, with at most two sender timeouts
-in 40 requests.  The peers of the comparison must deliver every byte,
+switch port, PAC switched with ovn-nbctl and applied by ovs-pac-agent).
+Overlapping requests (Poisson arrivals to random subsets of the
+connections, so that requests overlap) must pass through PAC byte-exact,
+with at most two sender timeouts in 40 requests.  The peers of the comparison must deliver every byte,
 doing what they do: the receiver-window policy (mode "rwnd":
 other_config:policy=rwnd) lowering windows and holding nothing, RDTCP's
 scheduler (mode "rdtcp") lowering them and holding ACKs, Adaptive

@@ -54,7 +54,8 @@ from typing import Optional
 from .dpdk_env import (HugeMount, Hugepages, add_dpdk_port, dpdk_ovs_config,
                        eal_arguments, reserve_hugepages, start_dpdk_ovs)
 from .ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
-                      disable_offloads, run, unique_name, wait_until)
+                      disable_offloads, exit_text, run, unique_name,
+                      wait_until)
 
 INCAST_DIR = TOP / "bench" / "incast"
 INCAST = INCAST_DIR / "incast"
@@ -828,10 +829,8 @@ class Testbed:
                 if status is not None:
                     # Whatever failed next (an ovs-appctl, an ovs-vsctl)
                     # says only that the daemon did not answer.
-                    how = (f"was killed by {signal.Signals(-status).name}"
-                           if status < 0 else f"exited with status {status}")
-                    print(f"incast: {daemon} {how} before the testbed "
-                          f"stopped it; the end of its log:\n"
+                    print(f"incast: {daemon} {exit_text(status)} before "
+                          f"the testbed stopped it; the end of its log:\n"
                           f"{self.ovs.tail(daemon, 20)}", file=sys.stderr,
                           flush=True)
         if self.huge:

@@ -91,6 +91,17 @@ def wait_until(pred: Callable[[], object], timeout: float,
         time.sleep(interval)
 
 
+def exit_text(status: int) -> str:
+    """A process's return code in words: "exited with status 1", or, for a
+    signal (a negative code), "was killed by SIGSEGV"."""
+    if status < 0:
+        try:
+            return f"was killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"was killed by signal {-status}"
+    return f"exited with status {status}"
+
+
 def pid_running(pid: int) -> bool:
     """Whether 'pid' exists and is not a zombie."""
     try:
@@ -346,7 +357,7 @@ class Ovs:
         proc = self.procs[daemon]
         if proc.poll() is not None:
             raise RuntimeError(
-                f"{daemon} exited with status {proc.returncode}: "
+                f"{daemon} {exit_text(proc.returncode)}: "
                 f"{self.tail(daemon, 20)}")
         return run([self.build.bin("ovs-appctl"), "-T", "2", "-t",
                     self.ctl(daemon), "version"], check=False,
@@ -393,7 +404,7 @@ class Ovs:
         """ovs-vswitchd (and ovsdb-server) run, no ERR/EMER in their logs."""
         for daemon in ("ovs-vswitchd", "ovsdb-server"):
             assert self.alive(daemon), (
-                f"{daemon} died (status {self.procs[daemon].poll()})\n"
+                f"{daemon} {exit_text(self.procs[daemon].poll())}\n"
                 + self.tail(daemon, 15))
             problems = self.log_problems(daemon, ignore)
             assert not problems, (f"{daemon} logged errors:\n"
