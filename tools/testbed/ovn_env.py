@@ -44,8 +44,8 @@ from types import SimpleNamespace
 from typing import Callable, Iterable, Optional, Sequence
 
 from .ovs_env import (PREFIX, TOP, CommandError, Netns, Ovs, OvsBuild,
-                      disable_offloads, log_problems, log_tail, run,
-                      unique_name, wait_until)
+                      disable_offloads, exit_text, log_problems, log_tail,
+                      run, unique_name, wait_until)
 
 OVN_SCHEMA_DIR = Path("/usr/share/ovn")
 NB_SCHEMA = OVN_SCHEMA_DIR / "ovn-nb.ovsschema"
@@ -163,13 +163,19 @@ class Daemon:
         """Whether the control socket answers; raises RuntimeError if the
         daemon has exited."""
         if not self.alive():
-            raise RuntimeError(f"{self.name} exited with status "
-                               f"{self.proc and self.proc.returncode}:\n"
+            raise RuntimeError(f"{self.name} {self.exit_status()}:\n"
                                f"{self.tail(20)}")
         return self.appctl("version", check=False, timeout=2) is not None
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+    def exit_status(self) -> str:
+        """How the daemon ended, in words, or that it was never started."""
+        if self.proc is None:
+            return "was never started"
+        status = self.proc.poll()
+        return "is running" if status is None else exit_text(status)
 
     def appctl(self, *args: str, check: bool = True,
                timeout: float = 10) -> Optional[str]:
@@ -221,8 +227,7 @@ def _assert_daemons_healthy(daemons: Iterable[Daemon],
     than those matching a regex of 'ignore'."""
     ignore = list(ignore)
     for d in daemons:
-        assert d.alive(), (f"{d.name} died (status "
-                           f"{d.proc and d.proc.poll()})\n{d.tail(15)}")
+        assert d.alive(), f"{d.name} {d.exit_status()}\n{d.tail(15)}"
         problems = d.log_problems(ignore)
         assert not problems, (f"{d.name} logged errors:\n"
                               + "\n".join(problems[:20]))
