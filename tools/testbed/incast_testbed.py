@@ -53,6 +53,7 @@ from typing import Optional
 
 from .dpdk_env import (HugeMount, Hugepages, add_dpdk_port, dpdk_ovs_config,
                        eal_arguments, reserve_hugepages, start_dpdk_ovs)
+from .host_sysctl import RaisedSysctl, softnet_drops
 from .ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
                       disable_offloads, exit_text, run, unique_name,
                       wait_until)
@@ -140,6 +141,17 @@ class TestbedConfig:
     # default: at 500 Mbit/s it brought more drops (docs/benchmarks.md,
     # "Segments out of order").
     rps: bool = False
+    # net.core.netdev_max_backlog while the testbed runs (0: the machine's
+    # own, 1 000 by default).  A veth hands each frame to a CPU's input
+    # backlog, and a backlog longer than that drops it: at 1 Gbit/s with
+    # 4 096 senders (ports on ovs-vswitchd's main thread) 300-1 000 frames
+    # a round were lost so, answers' segments and the VM's ACKs, losses no
+    # switch of the experiment makes, which showed up as stalled answers.
+    # A NIC's ring holds thousands of frames.  The sysctl is global: it is
+    # raised while any testbed runs and put back after the last
+    # (host_sysctl.RaisedSysctl).  Each run counts what the backlogs still
+    # drop (RunResult.host_drops).
+    netdev_backlog: int = 10_000
     # Serve the uplink and the VM's port from a PMD thread (DPDK
     # net_af_packet ports on the same veths, polled by a thread of their
     # own on CPU 'pmd_cpu') instead of ovs-vswitchd's main thread, whose
@@ -291,6 +303,10 @@ class RunResult:
     # TX drops: a libvirt guest's tap queue full while qemu falls behind;
     # VmTestbed only, 0 otherwise): losses that are no switch's.
     vm_port_drops: int = 0
+    # Frames the kernel dropped during the run because a CPU's input
+    # backlog was full (every namespace's, and the rest of the machine's):
+    # losses that are no switch's either (TestbedConfig.netdev_backlog).
+    host_drops: int = 0
 
     def round_timed_out(self) -> list:
         """Per round: whether a sender's RTO fired, an answer stalled or
@@ -363,6 +379,7 @@ class Testbed:
         # Where the daemons' logs and the runs' JSON go when the testbed is
         # torn down (its work directory is removed); None: nowhere.
         self.keep_logs_to: Optional[Path] = None
+        self.backlog: Optional[RaisedSysctl] = None
 
     def __enter__(self) -> "Testbed":
         try:
@@ -400,6 +417,10 @@ class Testbed:
         if cfg.hosts < 1 or cfg.hosts > 250:
             raise ValueError("hosts: 1 to 250 sender hosts")
         build_incast()
+        if cfg.netdev_backlog:
+            self.backlog = RaisedSysctl("net.core.netdev_max_backlog",
+                                        cfg.netdev_backlog)
+            self.backlog.acquire()
         self.tor = self._netns("tor")
         self.hv = self._netns("hv")
 
@@ -724,10 +745,12 @@ class Testbed:
         before = self._pac_counters() if policy else {}
         drops0 = self.tbf_drops()
         port_drops0 = self.vm_port_drops()
+        host_drops0 = softnet_drops()
         try:
             p = self._run_client(cmd, jfile, budget)
             drops = self.tbf_drops() - drops0
             port_drops = self.vm_port_drops() - port_drops0
+            host_drops = softnet_drops() - host_drops0
             pac, rtts = {}, []
             if policy:
                 after = self._pac_counters()
@@ -744,6 +767,7 @@ class Testbed:
                 self.pac_off()
         r = self._result(mode, wl, p, jfile, drops, pac, rtts)
         r.vm_port_drops = port_drops
+        r.host_drops = host_drops
         if wl.overlap:
             r.workload = "overlap"
             r.fanout = wl.request_fanout()
@@ -840,6 +864,8 @@ class Testbed:
         for ns in reversed(self.namespaces):
             ns.delete()
         self.namespaces.clear()
+        if self.backlog:
+            self.backlog.release()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def save_logs(self, dest: Path) -> None:
