@@ -303,9 +303,11 @@ class RunResult:
     # TX drops: a libvirt guest's tap queue full while qemu falls behind;
     # VmTestbed only, 0 otherwise): losses that are no switch's.
     vm_port_drops: int = 0
-    # Frames the kernel dropped during the run because a CPU's input
-    # backlog was full (every namespace's, and the rest of the machine's):
-    # losses that are no switch's either (TestbedConfig.netdev_backlog).
+    # Frames dropped during the run on the way between the namespaces:
+    # a CPU's input backlog full (every namespace's, and the rest of the
+    # machine's; TestbedConfig.netdev_backlog) or an ovs-vswitchd port
+    # socket's receive buffer full (the datapath thread fell behind):
+    # losses that are no switch's either (Testbed.host_drops()).
     host_drops: int = 0
 
     def round_timed_out(self) -> list:
@@ -643,6 +645,19 @@ class Testbed:
         m = re.search(r"dropped (\d+)", out)
         return int(m.group(1)) if m else 0
 
+    def port_socket_drops(self) -> int:
+        """Frames the packet sockets of the hypervisor's namespace
+        (ovs-vswitchd's ports) have dropped so far, their receive buffer
+        full: the 'd' of ss's socket memory line."""
+        out = self.hv.run(["ss", "-0", "-m", "-n"], check=False).stdout
+        return sum(int(n) for n in re.findall(r",d(\d+)\)", out))
+
+    def host_drops(self) -> int:
+        """Frames dropped so far on the way between the namespaces, where
+        no switch of the experiment drops: the CPUs' input backlogs (the
+        whole machine's) and ovs-vswitchd's port sockets."""
+        return softnet_drops() + self.port_socket_drops()
+
     def vm_port_drops(self) -> int:
         """TX drops of the VM's port so far (VmTestbed: the guest's tap);
         not counted for the namespace's veth: 0."""
@@ -745,12 +760,12 @@ class Testbed:
         before = self._pac_counters() if policy else {}
         drops0 = self.tbf_drops()
         port_drops0 = self.vm_port_drops()
-        host_drops0 = softnet_drops()
+        host_drops0 = self.host_drops()
         try:
             p = self._run_client(cmd, jfile, budget)
             drops = self.tbf_drops() - drops0
             port_drops = self.vm_port_drops() - port_drops0
-            host_drops = softnet_drops() - host_drops0
+            host_drops = self.host_drops() - host_drops0
             pac, rtts = {}, []
             if policy:
                 after = self._pac_counters()
