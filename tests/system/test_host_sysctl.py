@@ -5,8 +5,8 @@ never over a value someone else set.
 The sysctl itself is not written here: other suites' testbeds may hold
 the real one while these tests run, so each test gives its RaisedSysctl
 objects one stand-in value (read and written through _read() and
-_write()) and a private state directory.  The locking and the state file
-are the real ones.
+_write()) and a private state directory; the locking and the state file's
+handling are the real ones.
 """
 
 from __future__ import annotations
@@ -91,13 +91,56 @@ def test_a_dead_holder_is_forgotten(state_dir: Path) -> None:
     assert not dead.state_path.exists()
 
 
-def test_release_without_acquire_changes_nothing() -> None:
+def test_a_reused_pid_is_not_a_holder() -> None:
     m = Machine(1000)
-    m.make(10_000).release()
+    a = m.make(10_000)
+    a.acquire()
+    # The pid is alive (ours) but names a process started at another time.
+    pid, start, rest = a.token.split(":")
+    a.state_path.write_text(a.state_path.read_text().replace(
+        a.token, f"{pid}:{int(start) + 1}:{rest}"))
+    b = m.make(10_000)
+    b.acquire()
+    b.release()
     assert m.value == 1000
 
 
-def test_softnet_drops_reads_the_kernels_counter() -> None:
-    first = softnet_drops()
-    assert first >= 0
-    assert softnet_drops() >= first
+def test_a_second_holder_may_raise_further() -> None:
+    m = Machine(1000)
+    a, b = m.make(10_000), m.make(20_000)
+    a.acquire()
+    b.acquire()
+    assert m.value == 20_000
+    b.release()
+    a.release()
+    assert m.value == 1000
+
+
+def test_release_without_acquire_changes_nothing() -> None:
+    m = Machine(1000)
+    a = m.make(10_000)
+    a.acquire()
+    m.make(10_000).release()
+    assert m.value == 10_000
+    assert a.token in a.state_path.read_text()
+    a.release()
+    assert m.value == 1000
+
+
+def test_a_broken_state_file_is_started_afresh() -> None:
+    m = Machine(1000)
+    a = m.make(10_000)
+    a.state_path.parent.mkdir(parents=True, exist_ok=True)
+    a.state_path.write_text('{"holders": [7], "orig": "x"}')
+    a.acquire()
+    a.release()
+    assert m.value == 1000
+
+
+def test_softnet_drops_sums_the_second_column(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stat = tmp_path / "softnet_stat"
+    stat.write_text("0000abcd 0000001a 00000000\n"
+                    "00001234 00000100 00000002\n")
+    monkeypatch.setattr(host_sysctl, "SOFTNET_STAT", stat)
+    assert softnet_drops() == 0x1a + 0x100

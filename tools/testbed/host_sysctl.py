@@ -6,9 +6,10 @@ net.core.netdev_max_backlog), and the testbed needs them higher than a
 raises one for as long as at least one testbed on the machine holds it,
 and puts back the value it found when the last one lets go, unless someone
 else changed it meanwhile (then that value stays).  The holders are listed
-in a state file under /run, with their pids, so that a run that died
-without letting go does not keep the value raised for ever: the next
-testbed forgets holders whose process is gone.
+in a state file in a directory of root's under /run, each with its pid and
+the process's start time, so that a run that died without letting go does
+not keep the value raised for ever: the next testbed forgets holders whose
+process is gone (or whose pid now names another process).
 
 softnet_drops() reads how many packets the kernel dropped because a CPU's
 backlog was full (/proc/net/softnet_stat, all CPUs): losses on the way
@@ -25,17 +26,34 @@ from pathlib import Path
 
 from .ovs_env import run
 
-STATE_DIR = Path("/run/lock")
+# Root's alone: /run/lock is writable by everyone, and root writes back
+# the value the state file gives.
+STATE_DIR = Path("/run/ovspac")
+SOFTNET_STAT = Path("/proc/net/softnet_stat")
 
 
-def _pid_alive(pid: int) -> bool:
+def _start_time(pid: int) -> str:
+    """The process's start time (clock ticks after boot), '' if there is
+    no such process or it is a zombie."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat.rsplit(")", 1)[1].split()
+    return "" if fields[0] == "Z" else fields[19]
+
+
+def _token() -> str:
+    pid = os.getpid()
+    return f"{pid}:{_start_time(pid)}:{uuid.uuid4().hex}"
+
+
+def _holder_alive(token: str) -> bool:
+    try:
+        pid, start, _ = token.split(":")
+        return bool(start) and _start_time(int(pid)) == start
+    except ValueError:
         return False
-    except PermissionError:
-        return True
-    return True
 
 
 class RaisedSysctl:
@@ -45,7 +63,7 @@ class RaisedSysctl:
     def __init__(self, key: str, want: int):
         self.key = key
         self.want = want
-        self.token = f"{os.getpid()}:{uuid.uuid4().hex}"
+        self.token = _token()
         stem = key.replace(".", "-")
         self.lock_path = STATE_DIR / f"ovspac-{stem}.lock"
         self.state_path = STATE_DIR / f"ovspac-{stem}.json"
@@ -60,20 +78,29 @@ class RaisedSysctl:
     def _load(self) -> dict:
         try:
             state = json.loads(self.state_path.read_text())
-        except (OSError, ValueError):
+            state["holders"] = [h for h in state.get("holders", [])
+                                if isinstance(h, str) and _holder_alive(h)]
+            int(state["orig"]), int(state["raised_to"])
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return {}
-        state["holders"] = [h for h in state.get("holders", [])
-                            if _pid_alive(int(h.split(":")[0]))]
         return state
 
     def _store(self, state: dict) -> None:
+        """Writes 'state' whole or not at all (a new file renamed over
+        the old), or removes it when nobody holds the value."""
         if state.get("holders"):
-            self.state_path.write_text(json.dumps(state))
+            tmp = self.state_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(state))
+            os.replace(tmp, self.state_path)
         else:
             self.state_path.unlink(missing_ok=True)
 
+    def _open_lock(self):
+        STATE_DIR.mkdir(mode=0o700, exist_ok=True)
+        return open(self.lock_path, "a")
+
     def acquire(self) -> None:
-        with open(self.lock_path, "a") as lock:
+        with self._open_lock() as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             state = self._load()
             now = self._read()
@@ -83,18 +110,22 @@ class RaisedSysctl:
                 orig = (state["orig"] if state.get("raised_to") == now
                         else now)
                 state = {"orig": orig, "raised_to": now, "holders": []}
-            if now < self.want:
-                self._write(self.want)
-                state["raised_to"] = self.want
             state["holders"].append(self.token)
-            self._store(state)
+            if now < self.want:
+                # Recorded before it is written: a run killed in between
+                # leaves a state from which the next one puts back 'orig'.
+                state["raised_to"] = self.want
+                self._store(state)
+                self._write(self.want)
+            else:
+                self._store(state)
             self.held = True
 
     def release(self) -> None:
         if not self.held:
             return
         self.held = False
-        with open(self.lock_path, "a") as lock:
+        with self._open_lock() as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             state = self._load()
             holders = [h for h in state.get("holders", []) if h != self.token]
@@ -109,7 +140,6 @@ def softnet_drops() -> int:
     """Packets dropped so far because a CPU's input backlog was full (the
     second column of /proc/net/softnet_stat, summed over CPUs)."""
     total = 0
-    with open("/proc/net/softnet_stat") as f:
-        for line in f:
-            total += int(line.split()[1], 16)
+    for line in SOFTNET_STAT.read_text().splitlines():
+        total += int(line.split()[1], 16)
     return total

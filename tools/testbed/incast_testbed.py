@@ -144,13 +144,12 @@ class TestbedConfig:
     # net.core.netdev_max_backlog while the testbed runs (0: the machine's
     # own, 1 000 by default).  A veth hands each frame to a CPU's input
     # backlog, and a backlog longer than that drops it: at 1 Gbit/s with
-    # 4 096 senders (ports on ovs-vswitchd's main thread) 300-1 000 frames
-    # a round were lost so, answers' segments and the VM's ACKs, losses no
-    # switch of the experiment makes, which showed up as stalled answers.
-    # A NIC's ring holds thousands of frames.  The sysctl is global: it is
-    # raised while any testbed runs and put back after the last
-    # (host_sysctl.RaisedSysctl).  Each run counts what the backlogs still
-    # drop (RunResult.host_drops).
+    # 4 096 senders (ports on ovs-vswitchd's main thread) the first round
+    # lost 300-1 000 frames so, answers' segments and the VM's ACKs,
+    # losses no switch of the experiment makes.  A NIC's ring holds
+    # thousands of frames.  The sysctl is global: it is raised while any
+    # testbed runs and put back after the last (host_sysctl.RaisedSysctl).
+    # Each run counts what is still dropped (RunResult.host_drops).
     netdev_backlog: int = 10_000
     # Serve the uplink and the VM's port from a PMD thread (DPDK
     # net_af_packet ports on the same veths, polled by a thread of their
@@ -855,33 +854,36 @@ class Testbed:
     # -- tear-down -----------------------------------------------------------
 
     def close(self) -> None:
-        for p in self.servers:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.servers:
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        if self.ovs:
-            for daemon, status in self.ovs.stop().items():
-                if status is not None:
-                    # Whatever failed next (an ovs-appctl, an ovs-vsctl)
-                    # says only that the daemon did not answer.
-                    print(f"incast: {daemon} {exit_text(status)} before "
-                          f"the testbed stopped it; the end of its log:\n"
-                          f"{self.ovs.tail(daemon, 20)}", file=sys.stderr,
-                          flush=True)
-        if self.huge:
-            self.huge.remove()
-        if self.hugepages:
-            self.hugepages.restore()
-        for ns in reversed(self.namespaces):
-            ns.delete()
-        self.namespaces.clear()
-        if self.backlog:
-            self.backlog.release()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        try:
+            for p in self.servers:
+                if p.poll() is None:
+                    p.terminate()
+            for p in self.servers:
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+            if self.ovs:
+                for daemon, status in self.ovs.stop().items():
+                    if status is not None:
+                        # Whatever failed next (an ovs-appctl, an ovs-vsctl)
+                        # says only that the daemon did not answer.
+                        print(f"incast: {daemon} {exit_text(status)} before "
+                              f"the testbed stopped it; the end of its log:\n"
+                              f"{self.ovs.tail(daemon, 20)}", file=sys.stderr,
+                              flush=True)
+            if self.huge:
+                self.huge.remove()
+            if self.hugepages:
+                self.hugepages.restore()
+            for ns in reversed(self.namespaces):
+                ns.delete()
+            self.namespaces.clear()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        finally:
+            # Whatever failed above, the machine's sysctl goes back.
+            if self.backlog:
+                self.backlog.release()
 
     def save_logs(self, dest: Path) -> None:
         dest.mkdir(parents=True, exist_ok=True)
