@@ -19,12 +19,12 @@ next to DPDK mbufs) and with OVN on the hypervisor (the VM a logical
 switch port, PAC switched with ovn-nbctl and applied by ovs-pac-agent).
 Overlapping requests (Poisson arrivals to random subsets of the
 connections, so that requests overlap) must pass through PAC byte-exact,
-with at most two sender timeouts in 40 requests.  The peers of the comparison must deliver every byte,
-doing what they do: the receiver-window policy (mode "rwnd":
-other_config:policy=rwnd) lowering windows and holding nothing, RDTCP's
-scheduler (mode "rdtcp") lowering them and holding ACKs, Adaptive
-Pacing (mode "ap": plain OVS, the incast servers pace their answers) with
-the senders' sockets paced.
+with at most two sender timeouts in 40 requests.  The peers of the
+comparison must deliver every byte, doing what they do: the
+receiver-window policy (mode "rwnd": other_config:policy=rwnd) lowering
+windows and holding nothing, RDTCP's scheduler (mode "rdtcp") lowering
+them and holding ACKs, Adaptive Pacing (mode "ap": plain OVS, the incast
+servers pace their answers) with the senders' sockets paced.
 """
 
 from __future__ import annotations

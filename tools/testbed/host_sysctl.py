@@ -24,7 +24,7 @@ import os
 import uuid
 from pathlib import Path
 
-from .ovs_env import run
+from .ovs_env import proc_stat, run
 
 # Root's alone: /run/lock is writable by everyone, and root writes back
 # the value the state file gives.
@@ -33,14 +33,10 @@ SOFTNET_STAT = Path("/proc/net/softnet_stat")
 
 
 def _start_time(pid: int) -> str:
-    """The process's start time (clock ticks after boot), '' if there is
-    no such process or it is a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    fields = stat.rsplit(")", 1)[1].split()
-    return "" if fields[0] == "Z" else fields[19]
+    """The process's start time (clock ticks after boot, field 22 of
+    proc(5)), '' if there is no such process or it is a zombie."""
+    fields = proc_stat(pid)
+    return "" if fields is None or fields[0] == "Z" else fields[19]
 
 
 def _token() -> str:
@@ -111,14 +107,14 @@ class RaisedSysctl:
                         else now)
                 state = {"orig": orig, "raised_to": now, "holders": []}
             state["holders"].append(self.token)
-            if now < self.want:
-                # Recorded before it is written: a run killed in between
-                # leaves a state from which the next one puts back 'orig'.
+            raise_it = now < self.want
+            if raise_it:
                 state["raised_to"] = self.want
-                self._store(state)
+            # Recorded before it is written: a run killed in between leaves
+            # a state from which the next one puts back 'orig'.
+            self._store(state)
+            if raise_it:
                 self._write(self.want)
-            else:
-                self._store(state)
             self.held = True
 
     def release(self) -> None:

@@ -102,13 +102,20 @@ def exit_text(status: int) -> str:
     return f"exited with status {status}"
 
 
-def pid_running(pid: int) -> bool:
-    """Whether 'pid' exists and is not a zombie."""
+def proc_stat(pid: int) -> Optional[list[str]]:
+    """The fields of /proc/<pid>/stat after the command name (the first is
+    the state, field 3 of proc(5)), or None if there is no such process."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        return None
+    return stat.rsplit(")", 1)[1].split()
+
+
+def pid_running(pid: int) -> bool:
+    """Whether 'pid' exists and is not a zombie."""
+    fields = proc_stat(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 # ---------------------------------------------------------------------------
