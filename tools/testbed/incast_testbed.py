@@ -36,7 +36,6 @@ measured a handshake.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -65,7 +64,6 @@ VM_IP = "10.1.0.2"
 VM_PORT = "vm-p"
 UPLINK_PORT = "up-p"
 PREFIXLEN = 16
-RMEM_LOCK = "/run/lock/ovspac-rmem-default.lock"
 DPDK_SOCKET_LIMIT_MB = 256      # ovs-vswitchd's DPDK memory with 'pmd'.
 
 
@@ -576,25 +574,23 @@ class Testbed:
         figures).  A hypervisor's NIC rings hold thousands of frames, so the
         sockets get 'port_rcvbuf_bytes'.  rmem_default is global (read-only
         inside a namespace) and read when a socket is made: it is raised
-        only while the ports are added, then put back."""
+        only while the ports are added, then put back (RaisedSysctl, as
+        netdev_max_backlog: testbeds running side by side do not put back
+        each other's raised value)."""
         want = self.cfg.port_rcvbuf_bytes
-        key = "net.core.rmem_default"
-        # Testbeds of parallel runs would restore each other's raised value:
-        # one at a time.
-        with open(RMEM_LOCK, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            old = int(run(["sysctl", "-n", key]).stdout) if want else 0
-            if want > old:
-                run(["sysctl", "-qw", f"{key}={want}"])
-            try:
-                for port in self._switch_ports():
-                    columns = self._port_columns(port)
-                    self.ovs.vsctl("add-port", self._port_bridge(port), port,
-                                   *(["--", "set", "Interface", port,
-                                      *columns] if columns else []))
-            finally:
-                if want > old:
-                    run(["sysctl", "-qw", f"{key}={old}"])
+        rmem = (RaisedSysctl("net.core.rmem_default", want) if want
+                else None)
+        if rmem:
+            rmem.acquire()
+        try:
+            for port in self._switch_ports():
+                columns = self._port_columns(port)
+                self.ovs.vsctl("add-port", self._port_bridge(port), port,
+                               *(["--", "set", "Interface", port,
+                                  *columns] if columns else []))
+        finally:
+            if rmem:
+                rmem.release()
 
     def _start_server(self, ns: Netns, ip: str) -> None:
         path = self.workdir / f"server-{ip}.log"
