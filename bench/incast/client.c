@@ -63,6 +63,8 @@ struct round_rec {
     uint64_t retrans;           /* Sender retransmitted segments. */
     int stalls;                 /* Answers that stalled (see 'stall_ns'). */
     double max_gap_ms;          /* Longest wait within an answer. */
+    double max_gap_at_ms;       /* When that wait ended, since the round's
+                                 * requests went out. */
     uint64_t vm_timeouts;       /* The client's own RTOs (vm_timeouts()). */
 };
 
@@ -85,6 +87,8 @@ static struct {
     uint64_t stall_ns;
     int stalls;                 /* Stalled answers in the current phase. */
     uint64_t max_gap_ns;        /* Longest such wait in the current phase. */
+    uint64_t t_phase;           /* When the current phase began. */
+    uint64_t max_gap_at_ns;     /* When its longest wait ended, since then. */
     int errors;
     /* Of 'errors', answers whose bytes were wrong (a mismatch, or bytes
      * nobody asked for): the path corrupted or mixed up data.  The others
@@ -164,6 +168,7 @@ note_gap(struct cconn *c)
 
         if (gap > cli.max_gap_ns) {
             cli.max_gap_ns = gap;
+            cli.max_gap_at_ns = now - cli.t_phase;
         }
         if (cli.stall_ns && gap >= cli.stall_ns) {
             cli.stalls++;
@@ -1320,9 +1325,9 @@ client_main(int argc, char *argv[])
 
         /* Barrier: every request leaves back to back, and only after the
          * previous round completed everywhere. */
-        cli.t_last = t0 = now_ns();
+        cli.t_last = cli.t_phase = t0 = now_ns();
         cli.stalls = 0;
-        cli.max_gap_ns = 0;
+        cli.max_gap_ns = cli.max_gap_at_ns = 0;
         for (i = 0; i < cli.n_conns; i++) {
             struct cconn *c = &cli.conns[i];
             uint64_t n = per >= 0 ? (uint64_t) per
@@ -1343,6 +1348,7 @@ client_main(int argc, char *argv[])
         rec->bytes = bytes;
         rec->stalls = cli.stalls;
         rec->max_gap_ms = cli.max_gap_ns / 1e6;
+        rec->max_gap_at_ms = cli.max_gap_at_ns / 1e6;
         vm_cur = vm_timeouts();
         rec->vm_timeouts = vm_cur - vm_prev;
         vm_prev = vm_cur;
@@ -1367,10 +1373,11 @@ client_main(int argc, char *argv[])
         stall_rounds += rec->stalls > 0;
         fprintf(stderr, "round=%" PRIu32 " rct_ms=%.3f bytes=%" PRIu64
                 " ok=%d sender_rtos=%" PRId64 " sender_retrans=%" PRIu64
-                " stalls=%d max_gap_ms=%.1f vm_timeouts=%" PRIu64 "\n",
+                " stalls=%d max_gap_ms=%.1f max_gap_at_ms=%.1f"
+                " vm_timeouts=%" PRIu64 "\n",
                 cli.round, rec->rct_ms, rec->bytes, rec->ok, rec->rtos,
                 rec->retrans, rec->stalls, rec->max_gap_ms,
-                rec->vm_timeouts);
+                rec->max_gap_at_ms, rec->vm_timeouts);
         if (!rec->ok) {
             /* Connection state is unknown after a failure: stop here. */
             break;
@@ -1403,11 +1410,13 @@ client_main(int argc, char *argv[])
                         "\"sender_rtos\": %" PRId64 ", "
                         "\"sender_retrans\": %" PRIu64 ", "
                         "\"stalls\": %d, \"max_gap_ms\": %.3f, "
+                        "\"max_gap_at_ms\": %.3f, "
                         "\"vm_timeouts\": %" PRIu64 "}%s\n",
                         i + 1, recs[i].rct_ms, recs[i].bytes,
                         recs[i].ok ? "true" : "false", recs[i].rtos,
                         recs[i].retrans, recs[i].stalls, recs[i].max_gap_ms,
-                        recs[i].vm_timeouts, i + 1 < r_done ? "," : "");
+                        recs[i].max_gap_at_ms, recs[i].vm_timeouts,
+                        i + 1 < r_done ? "," : "");
             }
             fprintf(f, "  ],\n  \"summary\": {\"rounds\": %d, "
                     "\"goodput_mbps\": %.1f, \"rct_p50_ms\": %.3f, "
