@@ -54,7 +54,8 @@ def _holder_alive(token: str) -> bool:
 
 class RaisedSysctl:
     """Holds sysctl 'key' at 'want' or more while acquired (see the module
-    docstring).  acquire() and release() may each be called once."""
+    docstring).  acquire() and release() may each be called once; as a
+    context manager it is held for the block."""
 
     def __init__(self, key: str, want: int):
         self.key = key
@@ -116,6 +117,13 @@ class RaisedSysctl:
             if raise_it:
                 self._write(self.want)
             self.held = True
+
+    def __enter__(self) -> "RaisedSysctl":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
     def release(self) -> None:
         if not self.held:

@@ -36,6 +36,7 @@ measured a handshake.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -578,19 +579,13 @@ class Testbed:
         netdev_max_backlog: testbeds running side by side do not put back
         each other's raised value)."""
         want = self.cfg.port_rcvbuf_bytes
-        rmem = (RaisedSysctl("net.core.rmem_default", want) if want
-                else None)
-        if rmem:
-            rmem.acquire()
-        try:
+        with (RaisedSysctl("net.core.rmem_default", want) if want
+              else contextlib.nullcontext()):
             for port in self._switch_ports():
                 columns = self._port_columns(port)
                 self.ovs.vsctl("add-port", self._port_bridge(port), port,
                                *(["--", "set", "Interface", port,
                                   *columns] if columns else []))
-        finally:
-            if rmem:
-                rmem.release()
 
     def _start_server(self, ns: Netns, ip: str) -> None:
         path = self.workdir / f"server-{ip}.log"
