@@ -467,10 +467,16 @@ class VmGuest:
                       idle_timeout: float = 30) -> subprocess.Popen:
         """Starts a TCP transfer of 'nbytes' random bytes from namespace
         'src' (tcp_xfer.py send) into the guest (xfer recv, its output in
-        the guest's /tmp/xfer.out); returns the sender."""
-        self.sh(f"xfer recv --bind {self.ip} --port {port} --idle-timeout "
-                f"{idle_timeout} > /tmp/xfer.out 2>&1 &\n"
-                "n=0; while ! grep -q READY /tmp/xfer.out && [ $n -lt 100 ];"
+        the guest's /tmp/xfer-PORT.out); returns the sender."""
+        # A file of its own, created afresh: a receiver left from an
+        # earlier transfer (its sender killed while the guest's NIC was
+        # detached) finishes when its peer's FIN gets through, and would
+        # otherwise write its short result into this transfer's file.
+        out = _xfer_out(port)
+        self.sh(f"rm -f {out}\n"
+                f"xfer recv --bind {self.ip} --port {port} --idle-timeout "
+                f"{idle_timeout} > {out} 2>&1 &\n"
+                f"n=0; while ! grep -q READY {out} && [ $n -lt 100 ];"
                 " do usleep 50000; n=$((n+1)); done\n", src)
         return subprocess.Popen(src.cmd([
             sys.executable, str(XFER_SCRIPT), "send", "--host", self.ip,
@@ -493,7 +499,7 @@ class VmGuest:
         sender = _json_line(out, "send", err)
         out = ""
         for _ in range(50):
-            out = self.sh("cat /tmp/xfer.out\n", src)
+            out = self.sh(f"cat {_xfer_out(port)}\n", src)
             if "\"role\"" in out:
                 break
             time.sleep(0.2)
@@ -502,6 +508,11 @@ class VmGuest:
 
     def destroy(self) -> None:
         self.libvirtd.virsh_try("destroy", self.name)
+
+
+def _xfer_out(port: int) -> str:
+    """The guest file where the receiver on 'port' writes its result."""
+    return f"/tmp/xfer-{port}.out"
 
 
 def _json_line(out: str, role: str, err: str) -> dict:
