@@ -312,6 +312,11 @@ enum pac_class {
                                  * receiver's SYN): 'ack' is its flow's
                                  * last_ack when it was held, which may
                                  * predate PAC_F_ACK_BASE. */
+#define PAC_H_FORESEEN 0x40     /* A window trigger that the foresight
+                                 * walk has looked at: it lies at or before
+                                 * foresight_last in its age FIFO
+                                 * (n_foreseen counts them). */
+#define PAC_H_COPY_SENT 0x80    /* A copy of it went (pac-sched.c). */
 
 /* One held packet. */
 struct pac_held {
@@ -354,6 +359,12 @@ struct pac {
     /* The last window trigger of its age FIFO that pac_copy_requests() has
      * looked at (those before it were looked at too), or PAC_NONE. */
     uint32_t copy_last;
+    /* The same for the walk that copies requests PAC expects to wait long
+     * (pac-sched.c, copy_foreseen()), and how many of the window triggers
+     * now in the FIFO it has looked at (PAC_H_FORESEEN): all those ahead of
+     * the next one it looks at. */
+    uint32_t foresight_last;
+    uint32_t n_foreseen;
     /* Held segments with data that are not their flow's head and have no
      * copy yet, oldest first, through age_prev/age_next (pac-queue.c). */
     uint32_t wait_head;
@@ -532,6 +543,8 @@ bool pac_repeated_request(const struct pac_flow *, const struct pac_held *);
 uint32_t pac_ack_frame_bytes(const struct pac_flow *,
                              const struct pac_held *);
 uint32_t pac_answer_size(const struct pac_flow *, uint32_t ack);
+uint32_t pac_expected_answer(const struct pac *, const struct pac_flow *,
+                             const struct pac_held *);
 bool pac_answer_unfinished(const struct pac *, const struct pac_flow *);
 uint32_t pac_response_room(const struct pac *, const struct pac_flow *);
 bool pac_is_short_segment(const struct pac_flow *, uint32_t len);

@@ -44,7 +44,8 @@ pac_queue_init(struct pac *pac)
     for (int c = 0; c < PAC_N_CLASSES; c++) {
         pac->age_head[c] = pac->age_tail[c] = PAC_NONE;
     }
-    pac->copy_last = PAC_NONE;
+    pac->copy_last = pac->foresight_last = PAC_NONE;
+    pac->n_foreseen = 0;
     pac->wait_head = pac->wait_tail = PAC_NONE;
     for (int l = 0; l < PAC_MAX_LEVELS; l++) {
         pac->rr_cursor[l] = PAC_NONE;
@@ -178,9 +179,16 @@ age_unlink(struct pac *pac, uint32_t h)
     struct pac_held *p = &pac->held[h];
     enum pac_class c = pac_held_class(p);
 
+    /* Everything before them was looked at too. */
     if (h == pac->copy_last) {
-        /* Everything before it was looked at too. */
         pac->copy_last = p->age_prev;
+    }
+    if (h == pac->foresight_last) {
+        pac->foresight_last = p->age_prev;
+    }
+    if (p->flags & PAC_H_FORESEEN) {
+        p->flags &= ~PAC_H_FORESEEN;
+        pac->n_foreseen--;
     }
     link_remove(pac, h, &pac->age_head[c], &pac->age_tail[c]);
 }

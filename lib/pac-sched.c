@@ -16,9 +16,9 @@
  * against the instance's totals (eligible_query()).  Heads past their hold
  * bound go out of turn (pac_release_expired()), and at the held-packet cap
  * the head that has waited longest goes (pac_release_oldest()).  Held data
- * of the receiver that waits request_copy_us also goes out as a copy
- * (pac_copy_requests()), so that the receiver's own timer does not run
- * out. */
+ * of the receiver that waits request_copy_us, or that PAC expects to wait
+ * that long, also goes out as a copy (pac_copy_requests()), so that the
+ * receiver's own timer does not run out. */
 
 #include "pac-private.h"
 
@@ -431,14 +431,23 @@ pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
 
 /* Copies of held data (request_copy_us). */
 
-/* The oldest window trigger of the age FIFO that pac_copy_requests() has
- * not looked at yet, or PAC_NONE. */
+/* The window trigger after 'last' in their age FIFO, the first one if
+ * 'last' is PAC_NONE: the next that a walk which stopped at 'last' looks
+ * at, or PAC_NONE. */
+static uint32_t
+trigger_after(const struct pac *pac, uint32_t last)
+{
+    return (last == PAC_NONE
+            ? pac->age_head[PAC_CLASS_TRIGGER]
+            : pac->held[last].age_next);
+}
+
+/* The oldest window trigger of the age FIFO that copy_heads() has not
+ * looked at yet, or PAC_NONE. */
 static uint32_t
 copy_next(const struct pac *pac)
 {
-    return (pac->copy_last == PAC_NONE
-            ? pac->age_head[PAC_CLASS_TRIGGER]
-            : pac->held[pac->copy_last].age_next);
+    return trigger_after(pac, pac->copy_last);
 }
 
 /* How long until request_copy_us will have passed since 'since'; 0 if it
@@ -547,37 +556,106 @@ peer_has_acked_data(const struct pac_flow *f)
             && pac_seq_gt(f->last_ack, f->rcv_nxt - f->rx_bytes));
 }
 
-/* Sends a copy (head_copy()) of each request that has waited
- * request_copy_us as its flow's head, and returns false if one that is due
- * had to wait for room.  The peer acknowledges the copy, so the
- * receiver's retransmission timer stops while the request waits its
- * turn, and may not answer it: the held request, which carries the
- * receiver's window, opens the window when it goes.  The age FIFO is in
- * the order in which heads started to wait, so the walk goes on from where
- * it stopped, and looks at each head once.  SYN-ACKs get no copy: a second
- * SYN-ACK does not open a window.  A request copied while it waited behind
- * other segments is an ACK by then (copy_waiting()), so it gets no second
- * copy. */
+/* Sends the copy of request 'h', its flow's head (head_copy()), and
+ * returns true, or false, sending nothing, if the peer's ACK of it does
+ * not fit. */
+static bool
+copy_head(struct pac *pac, uint32_t h, void *aux)
+{
+    struct pac_copy how;
+    bool acked = head_copy(pac, h, &how);
+
+    if (!send_copy(pac, h, &how, aux)) {
+        return false;
+    }
+    pac->held[h].flags |= PAC_H_COPY_SENT | (acked ? PAC_H_COPIED : 0);
+    return true;
+}
+
+/* Whether 'h' is a request at its flow's head that has no copy yet. */
+static bool
+copy_wanted(const struct pac *pac, uint32_t h)
+{
+    const struct pac_held *p = &pac->held[h];
+
+    return p->kind == PAC_K_REQUEST && !(p->flags & PAC_H_COPY_SENT);
+}
+
+/* Sends a copy of each request that has waited request_copy_us as its
+ * flow's head, and returns false if one that is due had to wait for room.
+ * The peer acknowledges the copy, so the receiver's retransmission timer
+ * stops while the request waits its turn, and may not answer it: the held
+ * request, which carries the receiver's window, opens the window when it
+ * goes.  The age FIFO is in the order in which heads started to wait, so
+ * the walk goes on from where it stopped, and looks at each head once.
+ * SYN-ACKs get no copy: a second SYN-ACK does not open a window.  A
+ * request copied while it waited behind other segments is an ACK by then
+ * (copy_waiting()), and one that copy_foreseen_heads() copied has its
+ * copy, so neither gets a second one. */
 static bool
 copy_heads(struct pac *pac, void *aux)
 {
     uint32_t h;
 
     while (copy_due(pac, h = copy_next(pac))) {
-        const struct pac_held *p = &pac->held[h];
-
-        if (p->kind == PAC_K_REQUEST) {
-            struct pac_copy how;
-            bool acked = head_copy(pac, h, &how);
-
-            if (!send_copy(pac, h, &how, aux)) {
-                return false;
-            }
-            if (acked) {
-                pac->held[h].flags |= PAC_H_COPIED;
-            }
+        if (copy_wanted(pac, h) && !copy_head(pac, h, aux)) {
+            return false;
         }
         pac->copy_last = h;
+    }
+    return true;
+}
+
+/* Whether request 'h', the next that copy_foreseen_heads() looks at, is
+ * expected to wait request_copy_us in all.  The window triggers ahead of
+ * it in the age FIFO (n_foreseen of them) go first, each bringing an
+ * answer of the size that its own is expected to be (an incast's answers
+ * are alike; pac_expected_answer()), and those answers arrive at the
+ * highest receive rate seen. */
+static bool
+copy_foreseen(const struct pac *pac, uint32_t h)
+{
+    const struct pac_held *p = &pac->held[h];
+    double wait_us = ((double) pac->n_foreseen
+                      * pac_expected_answer(pac, &pac->flows[p->flow], p)
+                      / pac->bw_max);
+
+    return (wait_us + pac_elapsed32(pac->now, p->head_since)
+            >= pac->cfg.request_copy_us);
+}
+
+/* Sends a copy of each request that PAC expects to wait request_copy_us
+ * in all (copy_foreseen()) as soon as it joins the age FIFO, and returns
+ * false if one had to wait for room.  In a large incast the last requests
+ * then get their copies as they come, while the first answers have barely
+ * begun, instead of request_copy_us later in the middle of those answers:
+ * thousands of copies at once, and the peers' ACKs of them, cost the
+ * datapath that carries the answers (on the testbed, a pause of 60-100 ms
+ * that left answers waiting past the senders' RTO; docs/benchmarks.md,
+ * "Past 1 024 senders").  Each trigger is looked at once, when the
+ * foresight walk reaches it; those it does not copy then wait for
+ * copy_heads().  Before any rate has been measured the walk waits: it
+ * cannot tell how long anything will take. */
+static bool
+copy_foreseen_heads(struct pac *pac, void *aux)
+{
+    uint32_t h;
+
+    if (!(pac->bw_max > 0)) {
+        return true;
+    }
+    /* Not the packet that pac_tx() is holding: its caller has not yet
+     * made it a held packet of its own, and no packet is emitted during
+     * its own pac_tx() call.  The walk goes on at the next call. */
+    while ((h = trigger_after(pac, pac->foresight_last)) != PAC_NONE
+           && h != pac->tx_held) {
+        if (copy_wanted(pac, h) && copy_foreseen(pac, h)
+            && !copy_head(pac, h, aux)) {
+            return false;
+        }
+        pac->held[h].flags |= PAC_H_FORESEEN;
+        pac->n_foreseen++;
+        pac->foresight_last = h;
     }
     return true;
 }
@@ -676,7 +754,7 @@ pac_copy_requests(struct pac *pac, void *aux)
     if (!pac->copy_cb || !pac->cfg.request_copy_us) {
         return;
     }
-    if (copy_heads(pac, aux)) {
+    if (copy_heads(pac, aux) && copy_foreseen_heads(pac, aux)) {
         copy_waiting(pac, aux);
     }
 }

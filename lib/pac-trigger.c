@@ -72,31 +72,53 @@ expected_answer(const struct pac *pac, const struct pac_flow *f)
     return MAX(f->last_resp, pac_flow_wnd(pac, f)->prev_resp);
 }
 
+/* The size of the answer to a window trigger acknowledging 'ack' on flow
+ * 'f', as far as the connection's answers tell it: the larger of its last
+ * two (see expected_answer(); the trigger has not yet made the one that
+ * ends at 'ack' last_resp), or 0 if they tell nothing.  A connection's
+ * first answer alone tells nothing: it is often a greeting (a client that
+ * reads a peer's counters before its first real request). */
+static uint32_t
+answer_estimate(const struct pac *pac, const struct pac_flow *f,
+                uint32_t ack)
+{
+    uint32_t answer = pac_answer_size(f, ack);
+
+    if (answer && !f->last_resp) {
+        return 0;
+    }
+    return answer ? MAX(answer, f->last_resp) : expected_answer(pac, f);
+}
+
 /* The data an idle peer is expected to send when asked by a window trigger
- * acknowledging 'ack': its window, but no more than the larger of its last
- * two answers (see expected_answer(); the request has not yet made the one
- * that ends at 'ack' last_resp).  A connection's first answer alone caps
- * nothing: it is often a greeting (a client that reads a peer's counters
- * before its first real request), and a whole window counted as that
- * greeting's few bytes would come unbudgeted. */
+ * 'd': its window, but no more than its answer is expected to be
+ * (answer_estimate()).  Where the answers tell nothing the window is not
+ * capped: a whole window counted as a greeting's few bytes would come
+ * unbudgeted. */
 static uint32_t
 window_estimate(const struct pac *pac, const struct pac_flow *f,
                 const struct pac_held *d)
 {
-    uint32_t ack = d->ack;
     /* A SYN-ACK's window field is unscaled (at most 64 KB) and never
      * clamped. */
     uint32_t w = (d->kind == PAC_K_HANDSHAKE
                   ? peer_cwnd_within(pac, f, UINT16_MAX)
                   : pac_peer_cwnd(pac, f));
-    uint32_t answer = pac_answer_size(f, ack);
+    uint32_t answer = answer_estimate(pac, f, d->ack);
 
-    if (answer && !f->last_resp) {
-        return w;
-    }
-    answer = (answer ? MAX(answer, f->last_resp)
-              : expected_answer(pac, f));
     return answer ? MIN(w, answer) : w;
+}
+
+/* The data that window trigger 'd' of flow 'f' is expected to bring in
+ * all, however many round trips it takes: its answer's expected size
+ * (answer_estimate()), else what the peer sends at once, its window. */
+uint32_t
+pac_expected_answer(const struct pac *pac, const struct pac_flow *f,
+                    const struct pac_held *d)
+{
+    uint32_t answer = answer_estimate(pac, f, d->ack);
+
+    return answer ? answer : window_estimate(pac, f, d);
 }
 
 /* Growth of the peer's window when an ACK newly acknowledging 'delta' bytes

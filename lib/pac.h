@@ -104,9 +104,12 @@ struct pac_config {
     uint32_t max_hold_trigger_us;
 
     /* Time after which a held segment carrying the receiver's data also
-     * goes out at once as a copy, in microseconds; 0 turns it off.  The
-     * peer acknowledges the copy, which stops the receiver's
-     * retransmission timer, and the held segment still goes at its turn.
+     * goes out at once as a copy, in microseconds; 0 turns it off.  A
+     * request that PAC expects to wait that long in all (the answers of
+     * the window triggers held ahead of it, at the receive rate measured)
+     * is copied as soon as it is held.  The peer acknowledges the copy,
+     * which stops the receiver's retransmission timer, and the held
+     * segment still goes at its turn.
      * A copy gives the peer nothing more to send (docs/libpac.md): a
      * request at its flow's head is copied with a window that ends where
      * the data the peer sent ends (closed for an idle peer), or with an

@@ -50,6 +50,8 @@
  *     not take in_flight beyond the threshold, and in_flight rises only
  *     when a segment leaves;
  *   - a lowered window is never larger than the one the receiver sent;
+ *   - the window triggers that the copies' foresight walk has looked at
+ *     are the first of their age FIFO, as many as it counts;
  *   - after pac_run() at the latest time: no connection's oldest held ACK
  *     has been its oldest for max_hold_us, and pac_next_wakeup() is in the
  *     future, at the latest after two more pac_run() calls at its word
@@ -1085,6 +1087,24 @@ check_all(void)
     FUZZ_ASSERT(!per_conn[N_CONNS], -1);
     for (int i = 0; i < N_CONNS; i++) {
         FUZZ_ASSERT(per_conn[i] == fz.conns[i].n_held, -1);
+    }
+
+    /* The window triggers that the copies' foresight walk has looked at
+     * (lib/pac-sched.c) are the first n_foreseen of their age FIFO, the
+     * last of them foresight_last. */
+    n = 0;
+    for (uint32_t h = fz.pac->age_head[PAC_CLASS_TRIGGER], last = PAC_NONE;
+         ; h = fz.pac->held[h].age_next) {
+        if (h == PAC_NONE || !(fz.pac->held[h].flags & PAC_H_FORESEEN)) {
+            FUZZ_ASSERT(n == fz.pac->n_foreseen, -1);
+            FUZZ_ASSERT(last == fz.pac->foresight_last, -1);
+            for (; h != PAC_NONE; h = fz.pac->held[h].age_next) {
+                FUZZ_ASSERT(!(fz.pac->held[h].flags & PAC_H_FORESEEN), -1);
+            }
+            break;
+        }
+        n++;
+        last = h;
     }
 
     /* in_flight and the flows' budgets. */

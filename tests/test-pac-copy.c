@@ -201,6 +201,123 @@ test_copy_of_request_while_answer_due(void)
     end_pac();
 }
 
+/* Foresight.  An instance like copy_pac()'s whose control intervals end
+ * (a base RTT of 200 us), so that it measures the receive rate.  Flow 0's
+ * request passes and fills the threshold; 'n_held' requests of flows
+ * 1...n_held (packets 1...n_held) are held at 'held_at', all alike, and
+ * 8000 bytes of flow 0's answer arrive over 3.3 ms from 'data_at': a rate
+ * for PAC to measure, and room for the peers' ACKs of copies, not for
+ * another window.  Returns the instance, its requests all still held, or
+ * NULL. */
+static struct pac *
+foresight_incast(int n_held, uint64_t held_at, uint64_t data_at)
+{
+    bool held_first = held_at < data_at;
+    struct pac_config cfg;
+    struct pac *pac;
+
+    test_config(&cfg);
+    cfg.threshold = 10000;
+    cfg.base_rtt_us = 200;
+    cfg.request_copy_us = COPY_US;
+    pac = make_pac(&cfg);
+    n_copies = 0;
+    if (!pac) {
+        return NULL;
+    }
+    pac_set_copy_cb(pac, rec_copy);
+    if (request(pac, AT(0), 0, 1, 0) != PAC_PASS) {
+        return NULL;
+    }
+    for (int round = 0; round < 2; round++) {
+        if ((round == 0) == held_first) {
+            for (int f = 1; f <= n_held; f++) {
+                if (request(pac, held_at, f, 1, f) != PAC_HELD) {
+                    return NULL;
+                }
+            }
+        } else {
+            for (int i = 0; i < 4; i++) {
+                rx_data(pac, data_at + i * 1100, 0, 1 + i * 2000, 2000);
+            }
+        }
+    }
+    return get_stats(pac).held == (uint64_t) n_held ? pac : NULL;
+}
+
+/* Which of flows 1...n_held have had a copy, in 'copied'; checks that
+ * none had two, and that each carried its request's ACK number and a
+ * closed window (nothing came after the requests). */
+static void
+copied_flows(int n_held, bool copied[])
+{
+    memset(copied, 0, (n_held + 1) * sizeof copied[0]);
+    for (size_t i = 0; i < n_copies; i++) {
+        PAC_CHECK(copies[i] >= 1 && copies[i] <= n_held);
+        PAC_CHECK(!copied[copies[i]]);
+        copied[copies[i]] = true;
+        PAC_CHECK_EQ(copy_how[i].ack, 1);
+        PAC_CHECK_EQ(copy_how[i].window, 0);
+    }
+}
+
+/* The copies foreseen in an incast: with twenty requests held behind one
+ * answer and a rate measured, those with the most window triggers ahead of
+ * them go as copies at once, long before request_copy_us; those near the
+ * front do not (their turn may come first).  Whether the requests come
+ * before the answer's data (an incast's first round: nothing is known of
+ * the rate when they are held) or after it.  The rest are copied when due,
+ * and each request once. */
+static void
+test_copy_foreseen(void)
+{
+    enum { N = 20 };
+
+    for (int held_first = 0; held_first < 2; held_first++) {
+        uint64_t held_at = held_first ? AT(50) : AT(4500);
+        uint64_t data_at = held_first ? AT(100) : AT(150);
+        struct pac *pac = foresight_incast(N, held_at, data_at);
+        uint64_t now = held_first ? data_at + 4000 : held_at;
+        bool copied[N + 1];
+
+        PAC_CHECK(pac);
+        run(pac, now);
+        PAC_CHECK(now + COPY_US / 2 < AT(COPY_US));
+        copied_flows(N, copied);
+        /* The front is not copied, the back is, and the copies are a
+         * suffix of the requests (each has more ahead of it). */
+        PAC_CHECK(!copied[1] && !copied[2]);
+        PAC_CHECK(copied[N]);
+        for (int f = 1; f < N; f++) {
+            PAC_CHECK(!copied[f] || copied[f + 1]);
+        }
+        /* The others when due; none twice. */
+        run(pac, held_at + COPY_US);
+        copied_flows(N, copied);
+        PAC_CHECK_EQ(n_copies, N);
+        PAC_CHECK_EQ(get_stats(pac).request_copies, N);
+        PAC_CHECK_EQ(get_stats(pac).held, N);
+        run(pac, held_at + 3 * COPY_US);
+        PAC_CHECK_EQ(n_copies, N);
+        end_pac();
+    }
+}
+
+/* Two requests held behind one answer at the same rate: neither is
+ * expected to wait request_copy_us, and neither gets a copy when it is
+ * held, where twenty got some (test_copy_foreseen()). */
+static void
+test_no_copy_foreseen_for_a_short_wait(void)
+{
+    struct pac *pac = foresight_incast(2, AT(4500), AT(150));
+
+    PAC_CHECK(pac);
+    run(pac, AT(4600));
+    PAC_CHECK_EQ(get_stats(pac).held, 2);
+    PAC_CHECK_EQ(n_copies, 0);
+    end_pac();
+}
+
 /* A request released before request_copy_us gets no copy. */
 static void
 test_no_copy_when_released_early(void)
@@ -453,6 +570,8 @@ main(void)
     PAC_RUN_TEST(test_no_copy_when_released_early);
     PAC_RUN_TEST(test_no_copy_when_off);
     PAC_RUN_TEST(test_copy_wakeup);
+    PAC_RUN_TEST(test_copy_foreseen);
+    PAC_RUN_TEST(test_no_copy_foreseen_for_a_short_wait);
     PAC_RUN_TEST(test_copy_of_data_behind_held_acks);
     PAC_RUN_TEST(test_copy_behind_first_answer);
     PAC_RUN_TEST(test_no_copy_of_data_that_reached_the_head);
