@@ -90,20 +90,29 @@ answer_estimate(const struct pac *pac, const struct pac_flow *f,
     return answer ? MAX(answer, f->last_resp) : expected_answer(pac, f);
 }
 
+/* The window an idle peer of flow 'f' sends at once when window trigger
+ * 'd' reaches it. */
+static uint32_t
+trigger_window(const struct pac *pac, const struct pac_flow *f,
+               const struct pac_held *d)
+{
+    /* A SYN-ACK's window field is unscaled (at most 64 KB) and never
+     * clamped. */
+    return (d->kind == PAC_K_HANDSHAKE
+            ? peer_cwnd_within(pac, f, UINT16_MAX)
+            : pac_peer_cwnd(pac, f));
+}
+
 /* The data an idle peer is expected to send when asked by a window trigger
- * 'd': its window, but no more than its answer is expected to be
- * (answer_estimate()).  Where the answers tell nothing the window is not
- * capped: a whole window counted as a greeting's few bytes would come
- * unbudgeted. */
+ * 'd': its window (trigger_window()), but no more than its answer is
+ * expected to be (answer_estimate()).  Where the answers tell nothing the
+ * window is not capped: a whole window counted as a greeting's few bytes
+ * would come unbudgeted. */
 static uint32_t
 window_estimate(const struct pac *pac, const struct pac_flow *f,
                 const struct pac_held *d)
 {
-    /* A SYN-ACK's window field is unscaled (at most 64 KB) and never
-     * clamped. */
-    uint32_t w = (d->kind == PAC_K_HANDSHAKE
-                  ? peer_cwnd_within(pac, f, UINT16_MAX)
-                  : pac_peer_cwnd(pac, f));
+    uint32_t w = trigger_window(pac, f, d);
     uint32_t answer = answer_estimate(pac, f, d->ack);
 
     return answer ? MIN(w, answer) : w;
@@ -118,7 +127,7 @@ pac_expected_answer(const struct pac *pac, const struct pac_flow *f,
 {
     uint32_t answer = answer_estimate(pac, f, d->ack);
 
-    return answer ? answer : window_estimate(pac, f, d);
+    return answer ? answer : trigger_window(pac, f, d);
 }
 
 /* Growth of the peer's window when an ACK newly acknowledging 'delta' bytes

@@ -1054,7 +1054,7 @@ check_all(void)
     int per_conn[N_CONNS + 2];
     uint64_t released = 0, accounted = 0;
     struct pac_stats st;
-    uint32_t sum = 0;
+    uint32_t sum = 0, h, last;
     size_t n;
 
     pac_get_stats(fz.pac, &st);
@@ -1093,18 +1093,17 @@ check_all(void)
      * (lib/pac-sched.c) are the first n_foreseen of their age FIFO, the
      * last of them foresight_last. */
     n = 0;
-    for (uint32_t h = fz.pac->age_head[PAC_CLASS_TRIGGER], last = PAC_NONE;
-         ; h = fz.pac->held[h].age_next) {
-        if (h == PAC_NONE || !(fz.pac->held[h].flags & PAC_H_FORESEEN)) {
-            FUZZ_ASSERT(n == fz.pac->n_foreseen, -1);
-            FUZZ_ASSERT(last == fz.pac->foresight_last, -1);
-            for (; h != PAC_NONE; h = fz.pac->held[h].age_next) {
-                FUZZ_ASSERT(!(fz.pac->held[h].flags & PAC_H_FORESEEN), -1);
-            }
-            break;
-        }
+    h = fz.pac->age_head[PAC_CLASS_TRIGGER];
+    last = PAC_NONE;
+    for (; h != PAC_NONE && (fz.pac->held[h].flags & PAC_H_FORESEEN);
+         h = fz.pac->held[h].age_next) {
         n++;
         last = h;
+    }
+    FUZZ_ASSERT(n == fz.pac->n_foreseen, -1);
+    FUZZ_ASSERT(last == fz.pac->foresight_last, -1);
+    for (; h != PAC_NONE; h = fz.pac->held[h].age_next) {
+        FUZZ_ASSERT(!(fz.pac->held[h].flags & PAC_H_FORESEEN), -1);
     }
 
     /* in_flight and the flows' budgets. */

@@ -36,27 +36,43 @@ rec_copy(void *aux, void *pkt, const struct pac_copy *how)
     n_copies++;
 }
 
-/* An instance whose threshold one request's window (IW) fills, with
- * request_copy_us 'copy_us', max_hold_us 'max_hold_us' (0: the default)
- * and the copy callback set if 'copy_cb'. */
+/* An instance of 'cfg' with the copy callback set if 'copy_cb', and no
+ * copy recorded yet. */
 static struct pac *
-copy_pac(bool copy_cb, uint32_t copy_us, uint32_t max_hold_us)
+copy_pac_from(const struct pac_config *cfg, bool copy_cb)
 {
-    struct pac_config cfg;
-    struct pac *pac;
+    struct pac *pac = make_pac(cfg);
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
-    cfg.request_copy_us = copy_us;
-    if (max_hold_us) {
-        cfg.max_hold_us = max_hold_us;
-    }
-    pac = make_pac(&cfg);
     n_copies = 0;
     if (pac && copy_cb) {
         pac_set_copy_cb(pac, rec_copy);
     }
     return pac;
+}
+
+/* The configuration of an instance whose threshold one request's window
+ * (IW) fills, with request_copy_us 'copy_us' and max_hold_us
+ * 'max_hold_us' (0: the default). */
+static void
+copy_config(struct pac_config *cfg, uint32_t copy_us, uint32_t max_hold_us)
+{
+    test_config(cfg);
+    cfg->threshold = 10000;
+    cfg->request_copy_us = copy_us;
+    if (max_hold_us) {
+        cfg->max_hold_us = max_hold_us;
+    }
+}
+
+/* An instance of copy_config(), with the copy callback set if
+ * 'copy_cb'. */
+static struct pac *
+copy_pac(bool copy_cb, uint32_t copy_us, uint32_t max_hold_us)
+{
+    struct pac_config cfg;
+
+    copy_config(&cfg, copy_us, max_hold_us);
+    return copy_pac_from(&cfg, copy_cb);
 }
 
 /* copy_pac() without max_hold_us: flow 0's request passes and fills the
@@ -216,17 +232,10 @@ foresight_incast(int n_held, uint64_t held_at, uint64_t data_at)
     struct pac_config cfg;
     struct pac *pac;
 
-    test_config(&cfg);
-    cfg.threshold = 10000;
+    copy_config(&cfg, COPY_US, 0);
     cfg.base_rtt_us = 200;
-    cfg.request_copy_us = COPY_US;
-    pac = make_pac(&cfg);
-    n_copies = 0;
-    if (!pac) {
-        return NULL;
-    }
-    pac_set_copy_cb(pac, rec_copy);
-    if (request(pac, AT(0), 0, 1, 0) != PAC_PASS) {
+    pac = copy_pac_from(&cfg, true);
+    if (!pac || request(pac, AT(0), 0, 1, 0) != PAC_PASS) {
         return NULL;
     }
     for (int round = 0; round < 2; round++) {
