@@ -219,23 +219,15 @@ pac_note_late_data(struct pac *pac)
  * retransmission fills a hole).  Data nobody asked for, and bare ACKs and
  * SYN-ACKs ('syn'; see pac_ack_frame_bytes()), lower only the part of
  * in_flight no flow accounts for, so that they never cancel the triggers
- * of other flows.  Data does not lower the part kept for the peers' ACKs
- * of copies (send_copy() in pac-sched.c), which are bare ACKs still to
- * come: a peer may delay its ACK of a copy by tens of milliseconds. */
+ * of other flows. */
 void
 pac_credit_rx(struct pac *pac, uint32_t len, uint32_t credited, bool syn)
 {
     uint32_t rest = (len > credited ? len - credited
                      : len ? 0
                      : syn ? PAC_SYNACK_FRAME : PAC_ACK_FRAME);
-    uint64_t other;
+    uint64_t other = MIN(pac->unattributed, rest);
 
-    if (len) {
-        other = MIN(pac->unattributed - pac->copy_acks, rest);
-    } else {
-        other = MIN(pac->unattributed, rest);
-        pac->copy_acks -= MIN(pac->copy_acks, other);
-    }
     pac->unattributed -= other;
     pac->in_flight -= MIN(pac->in_flight, credited + other);
 }

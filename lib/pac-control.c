@@ -24,10 +24,6 @@
 #define PAC_SILENCE_MIN_US 1000
 #define PAC_SILENCE_RTTS 8
 
-/* The longest a TCP may delay an ACK (RFC 9293, 3.8.6.3: less than 0.5 s;
- * Linux's longest is 200 ms). */
-#define PAC_COPY_ACK_MAX_US 500000
-
 /* Eq. (6) reads a throughput drop to lambda times BW_S within one control
  * interval; it needs the interval to hold this many segments at the
  * smoothed rate.  With fewer, one segment more or less is the drop, and
@@ -146,7 +142,6 @@ correct_in_flight(struct pac *pac, uint64_t excess)
         uint64_t other = MIN(excess, pac->unattributed);
 
         pac->unattributed -= other;
-        pac->copy_acks = MIN(pac->copy_acks, pac->unattributed);
         pac->in_flight -= MIN(pac->in_flight, other);
     }
 }
@@ -237,20 +232,6 @@ silence_time(const struct pac *pac)
     return MAX(t, pac->late_us + (uint64_t) pac->late_us / 4);
 }
 
-/* The part of in_flight that a silence reset keeps: the peers' ACKs of
- * copies sent less than PAC_COPY_ACK_MAX_US ago.  Copies going out are no
- * data coming in, so the silence they bring is no sign that their ACKs
- * were lost: a peer that delays its ACK (ns-3's does, by 40 ms) sends
- * them all at once, and a reset that forgot them let thousands more
- * copies go, whose ACKs then came together into a full buffer
- * (docs/scale.md). */
-static uint64_t
-copy_acks_to_come(const struct pac *pac)
-{
-    return (pac->now - pac->last_copy < PAC_COPY_ACK_MAX_US
-            ? pac->copy_acks : 0);
-}
-
 /* Control interval (average RTT): threshold control, eq. (2), deviation
  * correction, eq. (6), if configured, and the silence reset. */
 static void
@@ -278,22 +259,19 @@ end_interval(struct pac *pac)
 
     if (!pac->iv_bytes) {
         uint64_t limit = silence_time(pac);
-        uint64_t copy_acks = copy_acks_to_come(pac);
 
         if (!pac->silent) {
             pac->silent = true;
             pac->silent_since = pac->iv_start;
         }
-        if (pac->in_flight > copy_acks && now - pac->silent_since >= limit
+        if (pac->in_flight && now - pac->silent_since >= limit
             && now - pac->last_window_release >= limit) {
-            /* Forget every flow's share and pending window too, but not
-             * the copies' ACKs to come. */
+            /* Forget every flow's share and pending window too. */
             while (pac->out_head != PAC_NONE) {
                 pac_reclaim_outstanding(pac, pac->out_head);
             }
-            pac->in_flight = copy_acks;
-            pac->unattributed = copy_acks;
-            pac->copy_acks = copy_acks;
+            pac->in_flight = 0;
+            pac->unattributed = 0;
             pac->epoch++;
             pac->last_reset = now;
             pac_rr_mark_all(pac);

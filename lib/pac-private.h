@@ -386,10 +386,7 @@ struct pac {
      * (pac-control.c). */
     uint64_t now;               /* Latest time seen. */
     uint64_t in_flight;         /* Outstanding bytes of all flows, plus: */
-    uint64_t unattributed;      /* Triggers of flows with no rcv_nxt yet
-                                 * and frames no flow accounts for, */
-    uint64_t copy_acks;         /* among them the peers' ACKs of copies. */
-    uint64_t last_copy;         /* When the latest copy went. */
+    uint64_t unattributed;      /* Triggers of flows with no rcv_nxt yet. */
     uint64_t threshold;
     uint64_t iv_start;          /* Instance control interval. */
     uint64_t iv_bytes;

@@ -477,8 +477,7 @@ wait_due(const struct pac *pac, uint32_t h)
     return h != PAC_NONE && !copy_wait_left(pac, pac->held[h].enq_time);
 }
 
-/* Counts the peer's ACK of a copy as a frame toward the receiver (in the
- * unattributed part, as copy_acks: only a bare ACK takes it back) and asks
+/* Counts the peer's ACK of a copy as a frame toward the receiver and asks
  * the caller to send the copy of 'h'.  Returns false, sending nothing, if
  * that frame does not fit. */
 static bool
@@ -490,8 +489,6 @@ send_copy(struct pac *pac, uint32_t h, const struct pac_copy *how,
     }
     pac->in_flight += PAC_ACK_FRAME;
     pac->unattributed += PAC_ACK_FRAME;
-    pac->copy_acks += PAC_ACK_FRAME;
-    pac->last_copy = pac->now;
     pac->stats.request_copies++;
     pac->copy_cb(aux, pac->held[h].pkt, how);
     return true;

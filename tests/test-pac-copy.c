@@ -327,98 +327,6 @@ test_no_copy_foreseen_for_a_short_wait(void)
     end_pac();
 }
 
-/* Bytes in flight for the peer's ACK of one copy: a bare ACK frame
- * (PAC_ACK_FRAME). */
-#define COPY_ACK 63
-
-/* Runs 'pac' every millisecond from 'from' to 'to', so that its control
- * intervals end (and silence resets come) as they would in a datapath. */
-static void
-run_each_ms(struct pac *pac, uint64_t from, uint64_t to)
-{
-    for (uint64_t t = from; t <= to; t += 1000) {
-        run(pac, t);
-    }
-}
-
-/* The peers' ACKs of copies are frames still to come while no data comes:
- * a peer may delay its ACK of a copy by tens of milliseconds, and a
- * silence reset that forgot them let more copies go, whose ACKs then came
- * together into a full buffer.  So the reset forgets the flows' shares but
- * keeps them, data nobody asked for does not take them back, and the
- * peers' bare ACKs do. */
-static void
-test_copy_acks_outlast_silence(void)
-{
-    enum { N = 20 };
-    struct pac *pac = foresight_incast(N, AT(4500), AT(150));
-    bool copied[N + 1];
-    uint64_t kept;
-
-    PAC_CHECK(pac);
-    run(pac, AT(4500));
-    PAC_CHECK(n_copies > 1);
-
-    /* 20 ms without data: a reset, which keeps what is left of the copies'
-     * ACKs (the segments that opened the later requests' flows took some
-     * back) and nothing else: no request fits beside them. */
-    run_each_ms(pac, AT(5000), AT(25000));
-    PAC_CHECK(get_stats(pac).silence_resets >= 1);
-    kept = in_flight(pac);
-    PAC_CHECK(kept >= 2 * COPY_ACK);
-    PAC_CHECK(kept <= n_copies * COPY_ACK);
-    PAC_CHECK_EQ(kept % COPY_ACK, 0);
-
-    /* More of flow 0's answer than anything asked for: not theirs. */
-    rx_data(pac, AT(25010), 0, 1 + 8000, 2000);
-    PAC_CHECK_EQ(in_flight(pac), kept);
-
-    /* The peers' ACKs of their copies take them back, one frame each. */
-    copied_flows(N, copied);
-    for (int f = N; f >= 1 && kept > COPY_ACK; f--) {
-        if (copied[f]) {
-            rx(pac, AT(25020), f, 1, 0, ACK, PAC_ECN_ECT0);
-            kept -= COPY_ACK;
-            PAC_CHECK_EQ(in_flight(pac), kept);
-        }
-    }
-    PAC_CHECK_EQ(kept, COPY_ACK);
-    end_pac();
-}
-
-/* A copy whose ACK never comes is kept through silence for at most 0.5 s,
- * the longest a TCP may delay an ACK (RFC 9293): then a reset forgets it,
- * and the request it held back goes. */
-static void
-test_copy_ack_forgotten_after_half_a_second(void)
-{
-    struct pac_config cfg;
-    struct pac *pac;
-
-    copy_config(&cfg, COPY_US, 0);
-    cfg.base_rtt_us = 200;
-    cfg.max_hold_trigger_us = 2000000;
-    pac = copy_pac_from(&cfg, true);
-    PAC_CHECK(pac);
-    PAC_CHECK_EQ(request(pac, AT(0), 0, 1, 0), PAC_PASS);
-    PAC_CHECK_EQ(request(pac, AT(0), 1, 1, 1), PAC_HELD);
-
-    /* All but the end of flow 0's answer, then the copy of flow 1's
-     * request, and silence. */
-    rx_data(pac, AT(COPY_US + 10), 0, 1, IW - 2000);
-    PAC_CHECK_EQ(n_copies, 1);
-    run_each_ms(pac, AT(COPY_US + 1000), AT(COPY_US + 450000));
-    PAC_CHECK(get_stats(pac).silence_resets >= 1);
-    PAC_CHECK_EQ(in_flight(pac), COPY_ACK);
-    CHECK_N_EMITTED(0);
-
-    run_each_ms(pac, AT(COPY_US + 451000), AT(COPY_US + 560000));
-    CHECK_N_EMITTED(1);
-    CHECK_RELEASED(0, 1);
-    PAC_CHECK_EQ(n_copies, 1);
-    end_pac();
-}
-
 /* A request released before request_copy_us gets no copy. */
 static void
 test_no_copy_when_released_early(void)
@@ -673,8 +581,6 @@ main(void)
     PAC_RUN_TEST(test_copy_wakeup);
     PAC_RUN_TEST(test_copy_foreseen);
     PAC_RUN_TEST(test_no_copy_foreseen_for_a_short_wait);
-    PAC_RUN_TEST(test_copy_acks_outlast_silence);
-    PAC_RUN_TEST(test_copy_ack_forgotten_after_half_a_second);
     PAC_RUN_TEST(test_copy_of_data_behind_held_acks);
     PAC_RUN_TEST(test_copy_behind_first_answer);
     PAC_RUN_TEST(test_no_copy_of_data_that_reached_the_head);
