@@ -5,6 +5,8 @@ request)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
+import typing
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -94,6 +96,54 @@ def write_csv(results: Iterable[RunResult], path: Path,
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+
+
+def results_from_rows(rows: Iterable[dict[str, str]]
+                      ) -> tuple[list[RunResult], TestbedConfig]:
+    """The runs of a CSV that write_csv() wrote (read as strings), and the
+    testbed's configuration as its first row gives it: what plot() needs
+    to draw a committed sweep again."""
+    hints = typing.get_type_hints(RunResult)
+    results = []
+    rows = list(rows)
+    for row in rows:
+        kwargs = {}
+        for f in dataclasses.fields(RunResult):
+            text = row.get(f.name)
+            if text is None or f.name in ("pac",) or hints[f.name] is list:
+                continue
+            kind = hints[f.name]
+            if text == "":
+                kwargs[f.name] = None if kind == Optional[float] or \
+                    kind == Optional[int] else f.default
+            elif kind in (int, Optional[int]):
+                kwargs[f.name] = int(float(text))
+            elif kind in (float, Optional[float]):
+                kwargs[f.name] = float(text)
+            elif kind is bool:
+                kwargs[f.name] = text == "True"
+            else:
+                kwargs[f.name] = text
+        results.append(RunResult(**kwargs))
+    first = rows[0] if rows else {}
+    cfg = TestbedConfig(
+        rate_mbit=float(first.get("rate_mbit") or 1000),
+        buffer_bytes=int(first.get("buffer_bytes") or 100_000),
+        pac_threshold=int(first["threshold"]) if first.get("threshold")
+        else None,
+        pmd=first.get("ports") == "pmd",
+        ovn=first.get("switch") == "ovn",
+        vm=first.get("receiver") == "libvirt guest",
+        pac_other_config=dict(w.split("=", 1) for w in
+                              (first.get("pac_options") or "").split()))
+    return results, cfg
+
+
+def plot_rows(rows: list[dict[str, str]], path: Path,
+              title: Optional[str] = None) -> Optional[Path]:
+    """plot() of the runs a CSV of write_csv() holds."""
+    results, cfg = results_from_rows(rows)
+    return plot(results, path, cfg, title or None)
 
 
 def plot(results: list[RunResult], path: Path, cfg: TestbedConfig,
