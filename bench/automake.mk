@@ -1,26 +1,14 @@
-# Benchmarks and models built with the tree (bench/).  bench/incast (its own
-# Makefile) and bench/datapath (Python) are not built here.
+# Benchmarks built with the tree (bench/): the per-call cost of libpac's
+# scheduler (bench/sched) and the incast in ns-3 (bench/ns3).
+# bench/datapath (Python) is not built here.
 
-# Packet-level incast simulator (bench/sim/): the pac-sim tool.  The sources
-# without pac-sim-main.c are PAC_SIM_FILES, which tests/test-scenario (a unit
-# test in tests/automake.mk) builds too.
-PAC_SIM_FILES = \
-	bench/sim/sim.c \
-	bench/sim/sim.h \
-	bench/sim/sim-heap.c \
-	bench/sim/sim-heap.h \
-	bench/sim/sim-net.c \
-	bench/sim/sim-pkt.c \
-	bench/sim/sim-private.h \
-	bench/sim/sim-receiver.c \
-	bench/sim/sim-sender.c
-PAC_SIM_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) \
-	-I$(srcdir)/lib -I$(srcdir)/bench/sim
-
-noinst_PROGRAMS += bench/sim/pac-sim
-bench_sim_pac_sim_SOURCES = $(PAC_SIM_FILES) bench/sim/pac-sim-main.c
-bench_sim_pac_sim_CFLAGS = $(PAC_SIM_CFLAGS)
-bench_sim_pac_sim_LDADD = lib/libpac.la
+# Microbenchmark of the per-packet cost with many flows holding ACKs
+# (built, not run by "make check"; see its header).
+noinst_PROGRAMS += bench/sched/bench-pac-sched
+bench_sched_bench_pac_sched_SOURCES = bench/sched/bench-pac-sched.c
+bench_sched_bench_pac_sched_LDADD = lib/libpac.la
+bench_sched_bench_pac_sched_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) \
+	-I$(srcdir)/lib
 
 # The incast in ns-3 (bench/ns3/): pac-ns3 runs the real libpac on the
 # receiver's host inside ns-3 3.37's network and TCP.  Built when configure

@@ -3,7 +3,7 @@
 EXTRA_DIST += tests/pac-test.h
 
 # The paper's incast with and without PAC on the packet-level simulator
-# (bench/sim/; PAC_SIM_FILES and PAC_SIM_CFLAGS are in bench/automake.mk).
+# (sim/; PAC_SIM_FILES and PAC_SIM_CFLAGS are in sim/automake.mk).
 check_PROGRAMS += tests/test-scenario
 TESTS += tests/test-scenario
 tests_test_scenario_SOURCES = $(PAC_SIM_FILES) tests/test-scenario.c
@@ -76,13 +76,6 @@ tests_test_pac_bugs_SOURCES = tests/test-pac-bugs.c $(PAC_UNIT_SOURCES)
 tests_test_pac_bugs_LDADD = lib/libpac.la
 tests_test_pac_bugs_CFLAGS = $(PAC_UNIT_CFLAGS)
 
-# Microbenchmark of the per-packet cost with many flows holding ACKs
-# (built, not run by "make check"; see its header).
-noinst_PROGRAMS += tests/bench-pac-sched
-tests_bench_pac_sched_SOURCES = tests/bench-pac-sched.c
-tests_bench_pac_sched_LDADD = lib/libpac.la
-tests_bench_pac_sched_CFLAGS = $(PAC_UNIT_CFLAGS)
-
 # That pac_prefetch() still prefetches the flows, not only their buckets:
 # the compiler once deleted that pass, and only a benchmark could tell.
 TESTS += tests/check-prefetch.sh
@@ -121,3 +114,8 @@ TESTS += tests/test-pac-copy
 tests_test_pac_copy_SOURCES = tests/test-pac-copy.c $(PAC_UNIT_SOURCES)
 tests_test_pac_copy_LDADD = lib/libpac.la
 tests_test_pac_copy_CFLAGS = $(PAC_UNIT_CFLAGS)
+
+# The docs' tables of figures match what tools/render-docs renders from
+# docs/data/, and the check catches a page out of step with its data.
+TESTS += tests/test-render-docs.py
+EXTRA_DIST += tests/test-render-docs.py tools/render-docs docs

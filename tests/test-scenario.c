@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* Incast scenarios on the packet-level simulator (bench/sim/).
+/* Incast scenarios on the packet-level simulator (sim/).
  *
  * The PAC paper's edge-incast setup: 1 Gbit/s bottleneck, 100000-byte
  * drop-tail buffer, 100 us base RTT, NewReno senders with IW10 and RTOmin

@@ -8,7 +8,7 @@
  * sender answers every request with a block; the receiver (the client)
  * opens one connection per sender, then runs barrier-synchronised rounds
  * (a request on every connection at once; the next round when every
- * answer has arrived), as bench/sim/pac-sim and bench/incast do.  Also
+ * answer has arrived), as sim/pac-sim and tools/incast-app do.  Also
  * the count of the sockets' retransmission-timer expiries, and Adaptive
  * Pacing at the senders (--scheme ap).  The sockets are LinuxWindowSocket:
  * ns-3's TCP with Linux's rules for windows. */
@@ -59,7 +59,7 @@ struct RtoCounter {
 };
 
 /* Adaptive Pacing at the senders (--scheme ap; the AP paper, eq. (16), as
- * bench/incast/server.c's ap_pace() implements it on the testbed): the
+ * tools/incast-app/server.c's ap_pace() implements it on the testbed): the
  * interval between two segments of a connection is
  *
  *     t = max(0, min(RTT / w, (n w - B) / (C (w - 1))))

@@ -15,7 +15,7 @@
  * The receiver (the client) opens one connection per sender, then runs
  * barrier-synchronised rounds: a --request-bytes request on every
  * connection at once, each sender answers --bytes, and the next round starts
- * when every answer has arrived (as bench/sim/pac-sim and bench/incast do).
+ * when every answer has arrived (as sim/pac-sim and tools/incast-app do).
  * Both ends are ns-3's own, unmodified TCP (Linux-like Reno, NewReno or
  * Cubic; SACK, timestamps, window scaling, IW10, delayed ACKs, RTOmin
  * 200 ms).
@@ -43,7 +43,7 @@
  * window in loss recovery, and takes RTT from millisecond timestamps).
  *
  * With --scheme ap, no PAC: every sender paces each connection by Adaptive
- * Pacing (the AP paper's eq. (16), as the testbed's bench/incast does;
+ * Pacing (the AP paper's eq. (16), as the testbed's tools/incast-app does;
  * ApPacing in incast-app.h), with ns-3's TCP pacing.
  *
  * With --scheme pulser, no PAC: Pulser with Explicit Incast Notifications

@@ -275,7 +275,7 @@ def test_rdtcp_policy_clamps_and_queues_acks_byte_exact(
 
 def test_adaptive_pacing_paces_the_senders_byte_exact(bed: Testbed) -> None:
     """Mode "ap": PAC stays off the VM's port and the incast servers pace
-    each answer by Adaptive Pacing (bench/incast/server.c, ap_pace()).
+    each answer by Adaptive Pacing (tools/incast-app/server.c, ap_pace()).
     At 100 Mbit/s with 64 flows and a 100 KB buffer the paper's interval
     is RTT / cwnd, above 0, so every write of answer bytes sets a finite
     pacing rate (about 4 writes an answer: 64 KB into a send buffer that

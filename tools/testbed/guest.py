@@ -13,7 +13,7 @@ Everything comes from Debian packages and this tree:
               "pac.ip=ADDR/LEN", the command server on TCP port 7000),
               /bin/xfer (guest/xfer.c, static: the guest's end of a checked
               transfer, the protocol of tcp_xfer.py) and /bin/incast
-              (bench/incast, static).
+              (tools/incast-app, static).
 
 build() returns a Guest with the two paths.  The result is cached in
 build/guest/<digest>/, where the digest covers every input (the kernel

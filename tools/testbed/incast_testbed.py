@@ -7,7 +7,7 @@ and the patched ovs-vswitchd on the receiver's hypervisor.
     ...                       ┘    tbf on "uplink": rate + byte limit = the switch port's buffer
 
 Every sender host runs one `incast server`; the VM runs `incast client`
-(bench/incast), which opens N connections spread evenly over the hosts and
+(tools/incast-app), which opens N connections spread evenly over the hosts and
 runs barrier-synchronised rounds, or overlapping requests (Poisson
 arrivals, each to a random subset of the connections; Workload.overlap).
 The bottleneck is the ToR port toward
@@ -21,7 +21,7 @@ threshold), "rdtcp" = the same PAC row with other_config:policy=rdtcp
 (RDTCP's scheduler: those windows, and ACKs held first come first served
 while the windows they open exceed the threshold), "ap" = plain OVS with
 the senders pacing their answers by Adaptive Pacing (MODES;
-bench/incast/server.c, ap_pace()).
+tools/incast-app/server.c, ap_pace()).
 
 Used by the system tests (test_incast.py), the demo and the benchmark sweep
 (tools/incast, see `tools/incast --help`).  Everything it creates carries
@@ -69,7 +69,7 @@ DPDK_SOCKET_LIMIT_MB = 256      # ovs-vswitchd's DPDK memory with 'pmd'.
 
 
 def build_incast() -> Path:
-    """Builds bench/incast/incast if it is missing or out of date."""
+    """Builds tools/incast-app/incast if it is missing or out of date."""
     run(["make", "-s", "-C", str(INCAST_DIR)], timeout=300)
     return INCAST
 
@@ -208,7 +208,7 @@ class Workload:
     load: float = 0.5
     seed: int = 1                   # Of the arrival times and the draws.
     # How often the client samples the senders' counters (0: at the start
-    # and the end only): bench/incast/README.md, "Overlapping requests".
+    # and the end only): tools/incast-app/README.md, "Overlapping requests".
     stats_ms: int = 50
 
     def request_fanout(self) -> int:

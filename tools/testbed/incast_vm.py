@@ -10,7 +10,7 @@ incast servers, RESULT lines, PAC on the VM's port vm-p); what changes is
 the VM: a transient libvirt domain (testbed.libvirt_env: libvirtd in the
 hypervisor's namespace with a private mount namespace, so the ovs-vsctl it
 runs reaches the testbed's OVS) booting the guest of testbed.guest (Debian's
-cloud kernel, busybox, a static bench/incast), one vCPU, with a virtio NIC
+cloud kernel, busybox, a static tools/incast-app), one vCPU, with a virtio NIC
 on tap port vm-p of br0: <interface type='bridge'> with <virtualport
 type='openvswitch'>, which libvirt adds to the bridge itself.  The incast
 client runs inside the guest, so its vm_timeouts are the guest kernel's

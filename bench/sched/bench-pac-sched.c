@@ -3,9 +3,9 @@
 
 /* Microbenchmark of libpac's per-packet cost with many flows holding ACKs.
  *
- * Built by "make" (tests/bench-pac-sched), never run by "make check":
+ * Built by "make" (bench/sched/bench-pac-sched), never run by "make check":
  *
- *     tests/bench-pac-sched [FLOWS[,FLOWS...]] [CALLS] [ANSWER]
+ *     bench/sched/bench-pac-sched [FLOWS[,FLOWS...]] [CALLS] [ANSWER]
  *
  * (defaults: 1,1000,10000 flows, 400000 pac_rx() + pac_tx() calls timed,
  * 65536-byte answers).

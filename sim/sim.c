@@ -1,7 +1,12 @@
 /* Copyright (c) 2026 ovs-pac authors.  Licensed under the Apache License,
  * Version 2.0 (the "License"); see LICENSE. */
 
-/* The simulator's run loop, timers, rounds and results.
+/* The simulator's top: its configuration, the run loop and event dispatch,
+ * the application (the rounds of requests), and the output.  The files
+ * below it (sim-net.c, sim-sender.c, sim-receiver.c, and under them
+ * sim-timer.c, sim-random.c, sim-rtt.c, sim-stats.c, sim-trace.c,
+ * sim-pkt.c, sim-heap.c) never call into it: the endpoints report to the
+ * application through sim->app.
  *
  * Model (see also sim-net.c, sim-sender.c, sim-receiver.c):
  *
@@ -57,7 +62,6 @@
  *     bottleneck's highest occupancy. */
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,169 +124,12 @@ sim_response_bytes(const struct sim_config *cfg, uint32_t i)
     return cfg->bytes / cfg->n_senders + (i < cfg->bytes % cfg->n_senders);
 }
 
-/* splitmix64. */
-uint64_t
-sim_random(struct sim *sim)
-{
-    uint64_t z = (sim->rng += 0x9e3779b97f4a7c15ULL);
+/* The application: barrier-synchronised rounds of requests.  The receiver
+ * and the senders report to it through 'sim_rounds_app' (sim->app); it
+ * starts each round by queueing SIM_EV_ROUND_START. */
 
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-void
-sim_timer_init(struct sim_timer *t)
-{
-    t->deadline = SIM_NEVER;
-    t->queued_at = 0;
-    t->queued = false;
-}
-
-void
-sim_timer_arm(struct sim *sim, struct sim_timer *t, uint64_t deadline,
-              uint32_t type, uint32_t idx)
-{
-    t->deadline = deadline;
-    if (!t->queued || deadline < t->queued_at) {
-        t->queued = true;
-        t->queued_at = deadline;
-        sim_heap_push(&sim->heap, deadline, type, idx, NULL);
-    }
-}
-
-void
-sim_timer_disarm(struct sim_timer *t)
-{
-    t->deadline = SIM_NEVER;
-}
-
-/* Called for a timer event 'ev'.  Returns true if the timer expires now;
- * re-queues it if it was pushed later, and ignores superseded events. */
-bool
-sim_timer_fire(struct sim *sim, struct sim_timer *t,
-               const struct sim_event *ev)
-{
-    if (!t->queued || ev->time != t->queued_at) {
-        return false;
-    }
-    t->queued = false;
-    if (t->deadline == SIM_NEVER) {
-        return false;
-    }
-    if (t->deadline > sim->now) {
-        t->queued = true;
-        t->queued_at = t->deadline;
-        sim_heap_push(&sim->heap, t->deadline, ev->type, ev->idx, NULL);
-        return false;
-    }
-    t->deadline = SIM_NEVER;
-    return true;
-}
-
-uint64_t
-sim_rto_ns(const struct sim *sim, const struct sim_rtt *rtt,
-           uint32_t backoff)
-{
-    uint64_t min = (uint64_t) sim->cfg.rto_min_us * SIM_NS_PER_US;
-    uint64_t rto;
-
-    if (rtt->valid) {
-        uint64_t var = 4 * rtt->rttvar_ns;
-        rto = rtt->srtt_ns + (var > min ? var : min);
-    } else {
-        rto = SIM_NS_PER_S;
-    }
-    for (uint32_t k = 0; k < backoff && rto < SIM_RTO_MAX_NS; k++) {
-        rto *= 2;
-    }
-    return rto < SIM_RTO_MAX_NS ? rto : SIM_RTO_MAX_NS;
-}
-
-void
-sim_rtt_sample(struct sim_rtt *rtt, uint64_t sample)
-{
-    if (!rtt->valid) {
-        rtt->srtt_ns = sample;
-        rtt->rttvar_ns = sample / 2;
-        rtt->valid = true;
-    } else {
-        uint64_t err = sample > rtt->srtt_ns
-                       ? sample - rtt->srtt_ns : rtt->srtt_ns - sample;
-        rtt->rttvar_ns = (3 * rtt->rttvar_ns + err) / 4;
-        rtt->srtt_ns = (7 * rtt->srtt_ns + sample) / 8;
-    }
-}
-
-/* A TCP timestamp clock ticking in milliseconds, like Linux's. */
-uint32_t
-sim_ts_now(const struct sim *sim, uint32_t offset)
-{
-    return offset + (uint32_t) (sim->now / SIM_NS_PER_MS);
-}
-
-/* A sender's RTO expired ('kind_counter' says which kind). */
-void
-sim_note_timeout(struct sim *sim, uint64_t *kind_counter)
-{
-    (*kind_counter)++;
-    sim->res->timeouts++;
-    if (sim->in_round) {
-        sim->round_timeouts++;
-    } else if (!sim->round) {
-        sim->res->handshake_timeouts++;
-    }
-}
-
-/* The receiver's RTO expired (its SYN or request was not acknowledged in
- * time).  Counted apart from the senders' timeouts: see sim.c. */
-void
-sim_note_rcv_timeout(struct sim *sim)
-{
-    sim->res->rcv_timeouts++;
-}
-
-static void *
-sim_grow(void *p, size_t *cap, size_t elem)
-{
-    *cap = *cap ? 2 * *cap : 4096;
-    p = realloc(p, *cap * elem);
-    if (!p) {
-        fprintf(stderr, "sim: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-void
-sim_note_rtt(struct sim *sim, uint64_t rtt_ns)
-{
-    if (!sim->in_round) {
-        return;
-    }
-    if (sim->n_rtt == sim->rtt_cap) {
-        sim->rtt_us = sim_grow(sim->rtt_us, &sim->rtt_cap,
-                               sizeof *sim->rtt_us);
-    }
-    sim->rtt_us[sim->n_rtt++] = rtt_ns / SIM_NS_PER_US;
-}
-
-void
-sim_trace(struct sim *sim, const char *fmt, ...)
-{
-    if (!sim->cfg.trace) {
-        return;
-    }
-
-    va_list args;
-    fprintf(sim->cfg.trace, "%14.3f ", sim->now / 1000.0);
-    va_start(args, fmt);
-    vfprintf(sim->cfg.trace, fmt, args);
-    va_end(args);
-    fputc('\n', sim->cfg.trace);
-}
-
-void
+/* The receiver's side of connection 'i' is established. */
+static void
 sim_conn_established(struct sim *sim, uint32_t i)
 {
     (void) i;
@@ -294,7 +141,7 @@ sim_conn_established(struct sim *sim, uint32_t i)
 }
 
 /* Sender 'i' got the last ACK of its connection. */
-void
+static void
 sim_conn_closed(struct sim *sim, uint32_t i)
 {
     (void) i;
@@ -303,14 +150,11 @@ sim_conn_closed(struct sim *sim, uint32_t i)
     }
 }
 
-void
+/* This round's response on connection 'i' has fully arrived. */
+static void
 sim_response_done(struct sim *sim, uint32_t i)
 {
-    if (sim->n_rct == sim->rct_cap) {
-        sim->rct_ns = sim_grow(sim->rct_ns, &sim->rct_cap,
-                               sizeof *sim->rct_ns);
-    }
-    sim->rct_ns[sim->n_rct++] = sim->now - sim->rcv[i].request_ns;
+    sim_note_rct(sim, sim->now - sim->rcv[i].request_ns);
 
     if (--sim->remaining) {
         return;
@@ -318,20 +162,18 @@ sim_response_done(struct sim *sim, uint32_t i)
 
     /* The round is over. */
     uint64_t dur = sim->now - sim->round_start_ns;
-    sim->round_ns[sim->round - 1] = dur;
-    sim->res->round_time_ns += dur;
-    sim->res->rounds_done++;
-    for (uint32_t k = 0; k < sim->n; k++) {
-        sim->res->payload_bytes += sim->resp_bytes[k];
-    }
-    if (sim->round_timeouts) {
-        sim->res->timeout_rounds++;
-    }
+    sim_note_round(sim, dur);
     sim->in_round = false;
     sim_trace(sim, "round %u done in %.3f ms, %" PRIu64 " timeouts",
               sim->round, dur / 1e6, sim->round_timeouts);
     sim_heap_push(&sim->heap, sim->now, SIM_EV_ROUND_START, 0, NULL);
 }
+
+static const struct sim_app sim_rounds_app = {
+    .conn_established = sim_conn_established,
+    .response_done = sim_response_done,
+    .conn_closed = sim_conn_closed,
+};
 
 /* Starts the next round, or closes every connection after the last. */
 static void
@@ -366,9 +208,13 @@ sim_dispatch(struct sim *sim, const struct sim_event *ev)
     case SIM_EV_SWITCH_DONE:
         sim_net_switch_done(sim);
         break;
-    case SIM_EV_RCV_ARRIVE:
-        sim_net_rcv_arrive(sim, ev->ptr);
+    case SIM_EV_RCV_ARRIVE: {
+        struct sim_pkt *pkt = ev->ptr;
+        sim_net_rcv_arrive(sim, pkt);
+        sim_rcv_input(sim, pkt->conn, pkt);
+        sim_pkt_free(sim, pkt);
         break;
+    }
     case SIM_EV_SND_ARRIVE: {
         struct sim_pkt *pkt = ev->ptr;
         sim_snd_input(sim, ev->idx, pkt);
@@ -391,72 +237,6 @@ sim_dispatch(struct sim *sim, const struct sim_event *ev)
         sim_round_start(sim);
         break;
     }
-}
-
-static int
-sim_cmp_u64(const void *a_, const void *b_)
-{
-    uint64_t a = *(const uint64_t *) a_;
-    uint64_t b = *(const uint64_t *) b_;
-
-    return a < b ? -1 : a > b;
-}
-
-/* Nearest-rank percentile 'p' (0..100) of 'n' sorted values. */
-static uint64_t
-sim_percentile(const uint64_t *v, size_t n, double p)
-{
-    if (!n) {
-        return 0;
-    }
-
-    size_t rank = (size_t) (p / 100.0 * n + 0.999999);
-    if (rank < 1) {
-        rank = 1;
-    }
-    return v[(rank > n ? n : rank) - 1];
-}
-
-static void
-sim_finish_results(struct sim *sim)
-{
-    struct sim_result *res = sim->res;
-    const struct sim_config *cfg = &sim->cfg;
-
-    res->completed = res->rounds_done == cfg->rounds;
-    if (sim->in_round && sim->round_timeouts) {
-        /* The unfinished round counts too. */
-        res->timeout_rounds++;
-    }
-    if (res->round_time_ns) {
-        double secs = res->round_time_ns / 1e9;
-        double payload_bps = (double) cfg->rate_bps * cfg->mss
-                             / (cfg->mss + 52 + cfg->l2_overhead);
-
-        res->goodput_mbps = res->payload_bytes * 8.0 / secs / 1e6;
-        res->util = res->payload_bytes * 8.0 / secs / payload_bps;
-    }
-
-    qsort(sim->rct_ns, sim->n_rct, sizeof *sim->rct_ns, sim_cmp_u64);
-    res->rct_p50_ms = sim_percentile(sim->rct_ns, sim->n_rct, 50) / 1e6;
-    res->rct_p99_ms = sim_percentile(sim->rct_ns, sim->n_rct, 99) / 1e6;
-
-    uint64_t *rounds = malloc((res->rounds_done + 1) * sizeof *rounds);
-    memcpy(rounds, sim->round_ns, res->rounds_done * sizeof *rounds);
-    qsort(rounds, res->rounds_done, sizeof *rounds, sim_cmp_u64);
-    res->round_p50_ms = sim_percentile(rounds, res->rounds_done, 50) / 1e6;
-    res->round_max_ms = res->rounds_done
-                        ? rounds[res->rounds_done - 1] / 1e6 : 0;
-    free(rounds);
-
-    uint64_t *rtt = malloc((sim->n_rtt + 1) * sizeof *rtt);
-    for (size_t k = 0; k < sim->n_rtt; k++) {
-        rtt[k] = sim->rtt_us[k];
-    }
-    qsort(rtt, sim->n_rtt, sizeof *rtt, sim_cmp_u64);
-    res->rtt_p50_us = sim_percentile(rtt, sim->n_rtt, 50);
-    res->rtt_p99_us = sim_percentile(rtt, sim->n_rtt, 99);
-    free(rtt);
 }
 
 static bool
@@ -503,6 +283,7 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
     }
     sim->cfg = *cfg;
     sim->res = res;
+    sim->app = &sim_rounds_app;
     sim->rng = cfg->seed;
     sim->n = cfg->n_senders;
     sim_heap_init(&sim->heap);
@@ -575,7 +356,7 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
         }
         res->sim_time_ns = sim->now;
         sim_net_pac_finish(sim);
-        sim_finish_results(sim);
+        sim_stats_finish(sim);
     }
 
     for (uint32_t i = 0; i < sim->n; i++) {

@@ -4,15 +4,27 @@
 #ifndef SIM_PRIVATE_H
 #define SIM_PRIVATE_H 1
 
-/* Internals shared by the simulator's files:
+/* Internals shared by the simulator's files, top down:
  *
- *   sim.c           run loop, timers, rounds, results, output.
- *   sim-heap.c      event queue.
- *   sim-pkt.c       packets: pool, byte-level IPv4/TCP building, checks.
+ *   sim.c           configuration, run loop and event dispatch, the
+ *                   application (rounds), output.
+ *   sim-sender.c    the senders' TCP (NewReno servers).
+ *   sim-receiver.c  the receiver's TCP (the client).
  *   sim-net.c       sender NICs, the bottleneck switch, the reverse path,
  *                   and libpac on the receiver's port.
- *   sim-sender.c    the senders' TCP (NewReno servers).
- *   sim-receiver.c  the receiver's TCP (the client). */
+ *   sim-pkt.c       packets: pool, byte-level IPv4/TCP building, checks.
+ *   sim-timer.c     timers on the event queue.
+ *   sim-rtt.c       RTT estimator, RTO, TCP timestamp clock.
+ *   sim-random.c    the random number generator.
+ *   sim-stats.c     counters, samples and the figures of the results.
+ *   sim-trace.c     the event trace.
+ *   sim-heap.c      event queue.
+ *
+ * Each file calls only into the files below it.  The receiver and the
+ * senders report to the application through 'struct sim_app'; a segment
+ * reaches the senders' and the receiver's TCP through sim.c's dispatch of
+ * its arrival event, so the TCPs call the network to send and the network
+ * never calls a TCP. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -190,6 +202,21 @@ struct sim_rcv {
 };
 
 struct sim_chunk;
+struct sim;
+
+/* The application on top of the TCP endpoints (sim.c's rounds).  The
+ * receiver and the senders report to it through these hooks, which
+ * sim_run() installs in 'sim->app'. */
+struct sim_app {
+    /* The receiver's side of connection 'i' is established. */
+    void (*conn_established)(struct sim *, uint32_t i);
+
+    /* This round's response on connection 'i' has fully arrived. */
+    void (*response_done)(struct sim *, uint32_t i);
+
+    /* Sender 'i' got the last ACK of its connection. */
+    void (*conn_closed)(struct sim *, uint32_t i);
+};
 
 struct sim {
     struct sim_config cfg;
@@ -225,6 +252,7 @@ struct sim {
     struct sim_chunk *chunks;
 
     /* Rounds. */
+    const struct sim_app *app;  /* The application's hooks. */
     uint32_t round;             /* 0: handshake; then 1..rounds. */
     bool in_round;
     uint64_t round_start_ns;
@@ -249,31 +277,38 @@ struct sim {
     uint8_t buf[65536];
 };
 
-/* sim.c. */
-uint64_t sim_random(struct sim *);
+/* sim-timer.c. */
 void sim_timer_init(struct sim_timer *);
 void sim_timer_arm(struct sim *, struct sim_timer *, uint64_t deadline,
                    uint32_t type, uint32_t idx);
 void sim_timer_disarm(struct sim_timer *);
 bool sim_timer_fire(struct sim *, struct sim_timer *,
                     const struct sim_event *);
+
+/* sim-rtt.c. */
 uint64_t sim_rto_ns(const struct sim *, const struct sim_rtt *,
                     uint32_t backoff);
 void sim_rtt_sample(struct sim_rtt *, uint64_t rtt_ns);
 uint32_t sim_ts_now(const struct sim *, uint32_t offset);
+
+/* sim-random.c. */
+uint64_t sim_random(struct sim *);
+
+/* sim-stats.c. */
 void sim_note_timeout(struct sim *, uint64_t *kind_counter);
 void sim_note_rcv_timeout(struct sim *);
 void sim_note_rtt(struct sim *, uint64_t rtt_ns);
-void sim_conn_established(struct sim *, uint32_t i);
-void sim_response_done(struct sim *, uint32_t i);
-void sim_conn_closed(struct sim *, uint32_t i);
+void sim_note_rct(struct sim *, uint64_t rct_ns);
+void sim_note_round(struct sim *, uint64_t dur_ns);
+void sim_stats_finish(struct sim *);
+
+/* sim-trace.c. */
 void sim_trace(struct sim *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* sim-pkt.c. */
 struct sim_pkt *sim_pkt_alloc(struct sim *, uint32_t conn, bool to_receiver);
 void sim_pkt_free(struct sim *, struct sim_pkt *);
-void sim_net_pac_copy(void *aux, void *pkt, const struct pac_copy *);
 void sim_pkt_pool_destroy(struct sim *);
 uint32_t sim_pkt_ip_len(const struct sim_pkt *);
 uint32_t sim_pkt_wire_bytes(const struct sim *, const struct sim_pkt *);
@@ -288,6 +323,7 @@ void sim_net_switch_arrive(struct sim *, struct sim_pkt *);
 void sim_net_switch_done(struct sim *);
 void sim_net_rcv_arrive(struct sim *, struct sim_pkt *);
 void sim_net_pac_timer(struct sim *, const struct sim_event *);
+void sim_net_pac_copy(void *aux, void *pkt, const struct pac_copy *);
 void sim_net_pac_finish(struct sim *);
 
 /* sim-sender.c. */

@@ -331,7 +331,7 @@ snd_process_ack(struct sim *sim, uint32_t i, const struct sim_pkt *pkt)
         if (s->state == SIM_TCP_LAST_ACK && ack == s->snd_max + 1) {
             s->state = SIM_TCP_DONE;
             sim_timer_disarm(&s->timer);
-            sim_conn_closed(sim, i);
+            sim->app->conn_closed(sim, i);
             return true;
         }
         return false;

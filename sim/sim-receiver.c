@@ -247,7 +247,7 @@ rcv_process_data(struct sim *sim, uint32_t i, const struct sim_pkt *pkt)
 
     if (r->awaiting && r->rcv_nxt >= r->expect_end) {
         r->awaiting = false;
-        sim_response_done(sim, i);
+        sim->app->response_done(sim, i);
     }
 
     if (!sim->cfg.delayed_ack || had_ooo || r->n_ooo) {
@@ -281,7 +281,7 @@ sim_rcv_input(struct sim *sim, uint32_t i, const struct sim_pkt *pkt)
             sim_timer_disarm(&r->timer);
             r->state = SIM_TCP_ESTABLISHED;
             rcv_send_ack(sim, i);
-            sim_conn_established(sim, i);
+            sim->app->conn_established(sim, i);
         }
         return;
     }

@@ -324,7 +324,8 @@ sim_net_rcv_output(struct sim *sim, struct sim_pkt *pkt)
     sim_net_pac_schedule(sim);
 }
 
-/* 'pkt' reaches the receiver's port. */
+/* 'pkt' reaches the receiver's port: PAC observes it.  The caller then
+ * hands it to the receiver's TCP (sim_rcv_input()) and frees it. */
 void
 sim_net_rcv_arrive(struct sim *sim, struct sim_pkt *pkt)
 {
@@ -343,8 +344,6 @@ sim_net_rcv_arrive(struct sim *sim, struct sim_pkt *pkt)
         sim_net_pac_trace(sim, "rx", pkt->conn);
         sim_net_pac_schedule(sim);
     }
-    sim_rcv_input(sim, pkt->conn, pkt);
-    sim_pkt_free(sim, pkt);
 }
 
 /* Ends libpac: flushes what it still holds (those packets are counted and
