@@ -631,8 +631,7 @@ copy_foreseen(const struct pac *pac, uint32_t h)
  * begun, instead of request_copy_us later in the middle of those answers:
  * thousands of copies at once, and the peers' ACKs of them, cost the
  * datapath that carries the answers (on the testbed, a pause of 60-100 ms
- * that left answers waiting past the senders' RTO; docs/benchmarks.md,
- * "Past 1 024 senders").  Each trigger is looked at once, when the
+ * that left answers waiting past the senders' RTO).  Each trigger is looked at once, when the
  * foresight walk reaches it; those it does not copy then wait for
  * copy_heads().  Before any rate has been measured the walk waits: it
  * cannot tell how long anything will take. */

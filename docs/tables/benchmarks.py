@@ -1,14 +1,208 @@
-"""Tables of docs/benchmarks.md, rendered from docs/data/ by
+"""Tables and plots of docs/benchmarks.md, rendered from docs/data/ by
 tools/render-docs."""
+
+
+def num(text):
+    return float(text) if text not in ("", None) else None
+
+
+def setting(r):
+    """'1 Gbit/s, 100 KB' or '500 Mbit/s, 50 KB, `--pmd`' of a row."""
+    rate = num(r["rate_mbit"])
+    text = "1 Gbit/s" if rate == 1000 else f"{rate:g} Mbit/s"
+    text += f", {num(r['buffer_bytes']) / 1000:g} KB"
+    return text + (", `--pmd`" if r.get("ports") == "pmd" else "")
+
+
+def workload(r):
+    if r.get("workload") == "overlap":
+        return f"overlapping, fanout {r['fanout']}"
+    if num(r.get("total_bytes") or 0):
+        return f"{num(r['total_bytes']) / 2**20:g} MB in all"
+    return f"{num(r['bytes_per_sender']) / 1024:g} KB each"
+
+
+def mbps(x):
+    """Goodput: whole Mbit/s, one decimal below 100."""
+    return (F1 if x < 100 else INT)(x)
+
+
+def values(rows, col, mode, fmt):
+    """', '-joined col of the rows of 'mode' (every run), '-' if none."""
+    vals = [fmt(num(r[col])) for r in rows
+            if r["mode"] == mode and r[col] != ""]
+    return ", ".join(vals) if vals else "-"
+
+
+def modes(col, ms, fmt=INT, of=None):
+    """A cell 'x / y / ...' of col for each mode of 'ms'; with 'of' a
+    column, ' of N' after it (N from the first row)."""
+    def cell(rows):
+        text = " / ".join(values(rows, col, m, fmt) for m in ms)
+        if of and rows:
+            text += f" of {rows[0][of]}"
+        return text
+    return cell
+
+
+def by_mode(head, col, mode, fmt=INT):
+    """Column 'head': col of mode's rows, every run ', '-joined."""
+    return Col(head, lambda rows: values(rows, col, mode, fmt), agg="rows")
+
+
+def per_senders(col, fmt):
+    """'x / y': col of the rows in order of their sender counts."""
+    return lambda rows: " / ".join(
+        fmt(num(r[col])) for r in sorted(rows, key=lambda r: int(r["senders"])))
+
+
+def no_plain_timeout(rows):
+    off = [r for r in rows if r["mode"] == "off"]
+    return bool(off) and all(r["timeout_rounds"] == "0" for r in off)
+
+
+def ratio(rows):
+    """PAC's goodput over plain OVS's, run by run (files in order)."""
+    off = {r["file"]: num(r["goodput_mbps"]) for r in rows if r["mode"] == "off"}
+    pac = {r["file"]: num(r["goodput_mbps"]) for r in rows if r["mode"] == "pac"}
+    return ", ".join(F2(pac[f] / off[f]) for f in off if f in pac)
+
+
+OVERLAP = ["overlap-500m-pmd-1.csv", "overlap-500m-pmd-2.csv",
+           "overlap-1g-1.csv", "overlap-1g-2.csv", "overlap-fanout16.csv",
+           "overlap-100m.csv"]
+OFF_PAC = ["off", "pac"]
+PEERS = ["off", "pac", "rwnd", "ap"]
 
 TABLES = [
     Table("incast-500m-pmd", "incast-500m-pmd.csv", rows="senders", cols=[
-        Col("senders", "senders", fmt=INT, where={"mode": "pac"}),
+        Col("senders", "senders", {"mode": "pac"}, fmt=INT),
         Col("PAC goodput (Mbit/s)", "goodput_mbps", {"mode": "pac"}, fmt=INT),
-        Col("PAC timeout rounds", "timeout_rounds", {"mode": "pac"}, fmt=INT),
+        Col("PAC timeout rounds of 20", "timeout_rounds", {"mode": "pac"}, fmt=INT),
+        Col("PAC drops", "bottleneck_drops", {"mode": "pac"}, fmt=INT),
+        Col("PAC RCT p99 (ms)", "rct_p99_ms", {"mode": "pac"}, fmt=INT),
         Col("plain OVS goodput (Mbit/s)", "goodput_mbps", {"mode": "off"}, fmt=INT),
+        Col("plain OVS timeout rounds of 20", "timeout_rounds", {"mode": "off"}, fmt=INT),
+        Col("plain OVS sender / VM RTOs", lambda r: f"{INT(num(r['sender_rtos']))} / {r['vm_timeouts']}", {"mode": "off"}),
         Col("plain OVS drops", "bottleneck_drops", {"mode": "off"}, fmt=INT),
+        Col("plain OVS RCT p99 (ms)", "rct_p99_ms", {"mode": "off"}, fmt=INT),
+    ]),
+    Table("past-1024", ["past-1024-1g.csv", "past-1024-500m.csv",
+                        "past-1024-500m-pmd.csv"],
+          rows=("file", "total_bytes"), blank_repeats=1, cols=[
+        Col("rate, buffer", setting, agg="first"),
+        Col("workload", workload, agg="first"),
+        Col("PAC goodput at 2 048 / 4 096 senders (Mbit/s)", per_senders("goodput_mbps", F1), agg="rows"),
+        Col("timeout rounds of 20", per_senders("timeout_rounds", INT), agg="rows"),
+        Col("drops", per_senders("bottleneck_drops", INT), agg="rows"),
+    ]),
+    Table("demo-1g", "demo-1g.csv", rows="senders", cols=[
+        Col("senders", "senders", agg="first", fmt=INT),
+        by_mode("PAC goodput (Mbit/s)", "goodput_mbps", "pac"),
+        by_mode("PAC timeout rounds of 10", "timeout_rounds", "pac"),
+        by_mode("PAC drops", "bottleneck_drops", "pac"),
+        by_mode("plain OVS goodput (Mbit/s)", "goodput_mbps", "off"),
+        by_mode("plain OVS timeout rounds of 10", "timeout_rounds", "off"),
+        Col("VM RTOs PAC / plain OVS", modes("vm_timeouts", OFF_PAC[::-1]), agg="rows"),
+    ]),
+    Table("vm-copies", "vm-copies.csv", rows=("rate_mbit", "senders"), cols=[
+        Col("rate, buffer", setting, agg="first"),
+        Col("senders", "senders", agg="first", fmt=INT),
+        Col("VM RTOs, copies off", lambda rows: ", ".join(INT(num(r["vm_timeouts"])) for r in rows if r["copies"] == "off"), agg="rows"),
+        Col("VM RTOs, copies on", lambda rows: ", ".join(INT(num(r["vm_timeouts"])) for r in rows if r["copies"] == "on"), agg="rows"),
+        Col("goodput, copies off (Mbit/s)", lambda rows: ", ".join(INT(num(r["goodput_mbps"])) for r in rows if r["copies"] == "off"), agg="rows"),
+        Col("goodput, copies on (Mbit/s)", lambda rows: ", ".join(INT(num(r["goodput_mbps"])) for r in rows if r["copies"] == "on"), agg="rows"),
+    ]),
+    Table("vm-demo", ["vm-demo.csv", "vm-demo-namespace.csv"], rows=("receiver", "senders"),
+          blank_repeats=1, cols=[
+        Col("receiver", "receiver", agg="first"),
+        Col("senders", "senders", agg="first", fmt=INT),
+        by_mode("PAC goodput (Mbit/s)", "goodput_mbps", "pac", F1),
+        by_mode("PAC timeout rounds of 10", "timeout_rounds", "pac"),
+        by_mode("PAC drops", "bottleneck_drops", "pac"),
+        by_mode("plain OVS goodput (Mbit/s)", "goodput_mbps", "off", F1),
+        by_mode("plain OVS timeout rounds of 10", "timeout_rounds", "off"),
+        by_mode("plain OVS drops", "bottleneck_drops", "off"),
+    ]),
+    Table("overlap", OVERLAP,
+          rows=("rate_mbit", "ports", "senders", "fanout", "bytes_per_sender"),
+          sort=lambda r: ({"500.0": 0, "500": 0, "1000.0": 1, "1000": 1}.get(
+              r["rate_mbit"], 2), r["fanout"] == "16" and r["senders"] != "64",
+              int(r["senders"])),
+          blank_repeats=1, cols=[
+        Col("rate, buffer", setting, agg="first"),
+        Col("senders", "senders", agg="first", fmt=INT),
+        Col("fanout", lambda r: r["fanout"] + (" × 32 KB" if r["bytes_per_sender"] == "32768" else ""), agg="first"),
+        Col("goodput off / PAC (Mbit/s)", modes("goodput_mbps", OFF_PAC, mbps), agg="rows"),
+        Col("timeout requests off / PAC", modes("timeout_rounds", OFF_PAC, of="rounds"), agg="rows"),
+        Col("sender RTOs off / PAC", modes("sender_rtos", OFF_PAC), agg="rows"),
+        Col("VM RTOs off / PAC", modes("vm_timeouts", OFF_PAC), agg="rows"),
+        Col("RCT p99 off / PAC (ms)", modes("rct_p99_ms", OFF_PAC), agg="rows"),
+        Col("drops off / PAC", modes("bottleneck_drops", OFF_PAC), agg="rows"),
+    ]),
+    # Do no harm: every point of the testbed's CSVs where plain OVS had no
+    # timeout round (request), PAC beside it.
+    Table("no-harm", ["incast-1g.csv", "overlap-1g-1.csv", "overlap-1g-2.csv",
+                      "overlap-500m-pmd-1.csv", "overlap-500m-pmd-2.csv",
+                      "peers-500m-pmd.csv", "peers-1-500m-pmd.csv",
+                      "peers-4096-500m-pmd.csv"],
+          rows=lambda r: (setting(r), workload(r), r["senders"]),
+          where={"mode": OFF_PAC}, having=no_plain_timeout, cols=[
+        Col("rate, buffer", setting, agg="first"),
+        Col("workload", workload, agg="first"),
+        Col("senders", "senders", agg="first", fmt=INT),
+        Col("goodput plain OVS / PAC (Mbit/s)", modes("goodput_mbps", OFF_PAC, mbps), agg="rows"),
+        Col("PAC / plain OVS", ratio, agg="rows"),
+        Col("RCT p99 plain OVS / PAC (ms)", modes("rct_p99_ms", OFF_PAC), agg="rows"),
+        Col("drops plain OVS / PAC", modes("bottleneck_drops", OFF_PAC), agg="rows"),
+    ]),
+    Table("peers", "peers-500m-pmd.csv", rows=("total_bytes", "senders"),
+          blank_repeats=1, cols=[
+        Col("workload", workload, agg="first"),
+        Col("senders", "senders", agg="first", fmt=INT),
+        Col("goodput off / PAC / rwnd / AP (Mbit/s)", modes("goodput_mbps", PEERS), agg="rows"),
+        Col("timeout rounds of 10", modes("timeout_rounds", PEERS), agg="rows"),
+        Col("drops", modes("bottleneck_drops", PEERS), agg="rows"),
+        Col("RCT p99 (ms)", modes("rct_p99_ms", PEERS), agg="rows"),
+    ]),
+    Table("peers-rdtcp", "peers-rdtcp-500m-pmd.csv",
+          rows=("total_bytes", "senders"), blank_repeats=1, cols=[
+        Col("workload", workload, agg="first"),
+        Col("senders", "senders", agg="first", fmt=INT),
+        Col("goodput PAC / RDTCP (Mbit/s)", modes("goodput_mbps", ["pac", "rdtcp"]), agg="rows"),
+        Col("timeout rounds of 10", modes("timeout_rounds", ["pac", "rdtcp"]), agg="rows"),
+        Col("drops", modes("bottleneck_drops", ["pac", "rdtcp"]), agg="rows"),
+        Col("RCT p99 (ms)", modes("rct_p99_ms", ["pac", "rdtcp"]), agg="rows"),
+    ]),
+    Table("pac-sim-1g", "pac-sim-1g.csv", rows="senders", cols=[
+        Col("senders", "senders", agg="first", fmt=INT),
+        Col("drops off / PAC", modes("drops", OFF_PAC), agg="rows"),
+        Col("sender RTOs off / PAC", modes("timeouts", OFF_PAC), agg="rows"),
+        Col("goodput off / PAC (Mbit/s)", modes("goodput_mbps", OFF_PAC, F1), agg="rows"),
+        Col("round p99 off / PAC (ms)", lambda rows: " / ".join(
+            (INT if num(r["rct_p99_ms"]) >= 10 else F1)(num(r["rct_p99_ms"]))
+            for m in OFF_PAC for r in rows if r["mode"] == m), agg="rows"),
+    ]),
+    Table("datapath-cost", "datapath-cost.csv", rows="case", cols=[
+        Col("case", lambda r: f"{r['case']} (`RESULT {r['result']}`)"),
+        Col("`cpp_off`", "cpp_off", fmt=INT),
+        Col("`cpp_pac`", "cpp_pac", fmt=INT),
+        Col("ratio", "ratio", fmt=F2),
+        Col("ratio per round", lambda r: ", ".join(r[f"ratio_r{i}"] for i in range(1, 6))),
+        Col("target", "target", fmt=F2, missing=""),
+    ]),
+    Table("memory", "memory.csv", rows="item", cols=[
+        Col("item", "item"),
+        Col("bytes", lambda r: " ".join(x for x in (INT(num(r["bytes"])) if r["bytes"] else "", r["bytes_note"]) if x)),
+        Col("what", "what"),
     ]),
 ]
 
-PLOTS = [Plot("incast-500m-pmd", "incast-500m-pmd.csv", "incast")]
+PLOTS = [
+    Plot("incast-500m-pmd", "incast-500m-pmd.csv", "incast"),
+    Plot("incast-1g", "incast-1g.csv", "incast"),
+    Plot("overlap-500m-pmd", "overlap-500m-pmd-1.csv", "incast"),
+    Plot("overlap-1g", "overlap-1g-1.csv", "incast"),
+    Plot("peers-500m-pmd", "peers-500m-pmd.csv", "incast"),
+    Plot("peers-rdtcp-500m-pmd", "peers-rdtcp-500m-pmd.csv", "incast"),
+]
