@@ -11,11 +11,14 @@
  * MLFQ levels; ovs-vswitchd also checks the columns against their database
  * ranges and prints the configuration in "ovs-appctl pac/show" from these
  * rows.  The rules between values (pac_rules[], below: the MLFQ thresholds
- * increase with the level) are stated here too.  The copies that cannot
- * include this file, the database schema and vswitch.xml in
+ * increase with the level) are stated here too.
+ *
+ * lib/pac-knobs-dump prints the rows and the rules as JSON at build time:
+ * ovs-pac-agent (ovn-config/) validates OVN's keys with that print, and
+ * tests/check-pac-knobs.py in "make check" compares it with the copies that
+ * cannot be generated, the database schema and vswitch.xml in
  * ovs-patch/0005-vswitchd-pac-config.patch and the knob tables of
- * docs/operator.md, are compared with it by tests/check-pac-knobs.py in
- * "make check" (through tests/pac-knobs-dump, which prints these rows).
+ * docs/operator.md.
  *
  * Two ranges.  'min' and 'max' are what libpac accepts; 'db_min' and
  * 'db_max' are what an operator may set through the database, within the

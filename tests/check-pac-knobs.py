@@ -3,9 +3,10 @@
 # Version 2.0 (the "License"); see LICENSE.
 """Checks the copies of libpac's knob table that cannot be generated from it.
 
-libpac's pac_knobs[] (lib/pac-knobs.c), as tests/pac-knobs-dump prints it,
-is the source of every knob's name, unit, default and ranges.  Three texts
-repeat them and are compared with it here:
+libpac's pac_knobs[] and pac_rules[] (lib/pac-knobs.c), as
+lib/pac-knobs-dump prints them (JSON), are the source of every knob's
+name, unit, default and ranges, and of the rules between values.  Three
+texts repeat them and are compared with it here:
 
   - the PAC table of vswitchd/vswitch.ovsschema, as ovs-patch/0005 adds it:
     every column's type and integer range (the knob's database range);
@@ -19,7 +20,7 @@ Prints one line per check and "N passed, N failed"; exits 1 if one failed
 (2 if an input cannot be read or parsed).
 
 Usage: tests/check-pac-knobs.py [--dump PROGRAM] [--patch FILE] [--doc FILE]
-Defaults: tests/pac-knobs-dump (in the build directory),
+Defaults: lib/pac-knobs-dump (in the build directory),
 $srcdir/ovs-patch/0005-vswitchd-pac-config.patch, $srcdir/docs/operator.md.
 """
 
@@ -29,8 +30,6 @@ import os
 import re
 import subprocess
 import sys
-
-UINT32_MAX = 4294967295
 
 
 class Checker:
@@ -53,24 +52,19 @@ def fatal(msg):
     sys.exit(2)
 
 
-def read_knobs(dump):
+def read_table(dump):
+    """libpac's knob table and rules, as 'dump' prints them."""
     try:
         out = subprocess.run([dump], check=True, stdout=subprocess.PIPE,
                              encoding="utf-8").stdout
-    except (OSError, subprocess.CalledProcessError) as e:
+        table = json.loads(out)
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
         fatal("%s: %s" % (dump, e))
-    lines = out.splitlines()
-    header = lines[0].split("\t")
-    knobs = []
-    for line in lines[1:]:
-        row = dict(zip(header, line.split("\t")))
-        for key in ("default", "min", "max", "db_min", "db_max"):
-            row[key] = int(row[key])
-        row["names"] = row["names"].split(",") if row["names"] else []
-        knobs.append(row)
-    if not knobs:
+    if not table.get("knobs"):
         fatal("%s printed no knob" % dump)
-    return knobs
+    for row in table["knobs"]:
+        row.setdefault("names", [])
+    return table
 
 
 def patch_new_side(patch, path):
@@ -152,8 +146,8 @@ def check_schema(c, knobs, columns):
                         "minInteger": k["db_min"],
                         "maxInteger": k["db_max"]},
                 "value": {"type": "integer",
-                          "minInteger": 1,
-                          "maxInteger": UINT32_MAX},
+                          "minInteger": k["value_min"],
+                          "maxInteger": k["value_max"]},
                 "min": 0, "max": k["db_max"]})
 
 
@@ -239,8 +233,9 @@ def check_doc(c, knobs, tables):
             what = "operator.md: %s" % k["name"]
             if k["type"] == "levels":
                 default = "{1=%d} (2 levels)" % k["default"]
-                range_ = ("levels %d … %d, bytes 1 … %d"
-                          % (k["db_min"], k["db_max"], UINT32_MAX))
+                range_ = ("levels %d … %d, bytes %d … %d"
+                          % (k["db_min"], k["db_max"], k["value_min"],
+                             k["value_max"]))
             elif k["type"] == "bool":
                 default = default_text(k)
                 range_ = ""
@@ -258,14 +253,15 @@ def check_doc(c, knobs, tables):
 def main():
     srcdir = os.environ.get("srcdir", ".")
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dump", default="tests/pac-knobs-dump")
+    p.add_argument("--dump", default="lib/pac-knobs-dump")
     p.add_argument("--patch", default=os.path.join(
         srcdir, "ovs-patch", "0005-vswitchd-pac-config.patch"))
     p.add_argument("--doc", default=os.path.join(srcdir, "docs",
                                                  "operator.md"))
     args = p.parse_args()
 
-    knobs = read_knobs(args.dump)
+    table = read_table(args.dump)
+    knobs = table["knobs"]
     try:
         with open(args.patch, encoding="utf-8") as f:
             patch = f.read()
