@@ -19,3 +19,11 @@ lib_libpac_la_SOURCES = \
 	lib/pac-sched.c \
 	lib/pac-trigger.c \
 	lib/pac-window.c
+
+# Prints libpac's knob table and rules as JSON at build time: "make" writes
+# ovn-config/pac-knobs.json with it (ovn-config/automake.mk), which the
+# packages ship for ovs-pac-agent and tests/check-pac-knobs.py reads.
+noinst_PROGRAMS += lib/pac-knobs-dump
+lib_pac_knobs_dump_SOURCES = lib/pac-knobs-dump.c
+lib_pac_knobs_dump_LDADD = lib/libpac.la
+lib_pac_knobs_dump_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS)

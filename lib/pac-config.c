@@ -9,7 +9,8 @@
 #include <string.h>
 #include "pac-private.h"
 
-/* Defaults and ranges come from pac_knobs[] (pac-knobs.c). */
+/* Defaults and ranges come from pac_knobs[], the rules between values from
+ * pac_rules[] (pac-knobs.c). */
 
 void
 pac_config_init(struct pac_config *cfg)
@@ -54,6 +55,38 @@ check_range(const char *name, uint32_t value, uint32_t min, uint32_t max,
 }
 
 bool
+pac_rule_check(const struct pac_rule *rule, const struct pac_config *cfg,
+               char *err, size_t err_size)
+{
+    switch (rule->kind) {
+    case PAC_RULE_INCREASING:
+        /* level_bytes[i] is where level i + 1 starts. */
+        for (uint32_t i = 1; i + 1 < cfg->n_levels && i + 1 < PAC_MAX_LEVELS;
+             i++) {
+            if (cfg->level_bytes[i] <= cfg->level_bytes[i - 1]) {
+                return config_error(err, err_size, rule->message,
+                                    i, cfg->level_bytes[i - 1],
+                                    i + 1, cfg->level_bytes[i]);
+            }
+        }
+        return true;
+    }
+    return config_error(err, err_size, "%s: unknown rule kind", rule->name);
+}
+
+/* The member of struct pac_config that pac_config_check() names when 'rule'
+ * fails. */
+static const char *
+rule_field(const struct pac_rule *rule)
+{
+    switch (rule->kind) {
+    case PAC_RULE_INCREASING:
+        return "level_bytes";
+    }
+    return rule->name;
+}
+
+bool
 pac_config_check(const struct pac_config *cfg, char *err, size_t err_size)
 {
     for (size_t i = 0; i < pac_n_knobs; i++) {
@@ -65,17 +98,31 @@ pac_config_check(const struct pac_config *cfg, char *err, size_t err_size)
             return false;
         }
     }
-    for (uint32_t i = 0; i + 1 < cfg->n_levels; i++) {
-        if (!cfg->level_bytes[i]) {
-            return config_error(err, err_size,
-                                "level_bytes[%"PRIu32"]: must be positive",
-                                i);
+    for (size_t i = 0; i < pac_n_knobs; i++) {
+        const struct pac_knob *knob = &pac_knobs[i];
+
+        if (knob->type != PAC_KNOB_LEVELS) {
+            continue;
         }
-        if (i && cfg->level_bytes[i] <= cfg->level_bytes[i - 1]) {
-            return config_error(err, err_size,
-                                "level_bytes: thresholds must increase "
-                                "(%"PRIu32" after %"PRIu32")",
-                                cfg->level_bytes[i], cfg->level_bytes[i - 1]);
+        for (uint32_t j = 0; j + 1 < cfg->n_levels; j++) {
+            uint32_t bytes = cfg->level_bytes[j];
+
+            if (bytes < knob->value_min || bytes > knob->value_max) {
+                return config_error(err, err_size,
+                                    "level_bytes[%"PRIu32"]: %"PRIu32" is "
+                                    "out of range [%"PRIu32", %"PRIu32"]",
+                                    j, bytes, knob->value_min,
+                                    knob->value_max);
+            }
+        }
+    }
+    for (size_t i = 0; i < pac_n_rules; i++) {
+        const struct pac_rule *rule = &pac_rules[i];
+        char reason[128];
+
+        if (!pac_rule_check(rule, cfg, reason, sizeof reason)) {
+            return config_error(err, err_size, "%s: %s",
+                                rule_field(rule), reason);
         }
     }
     return true;

@@ -7,13 +7,18 @@
  * pac_config_init() takes the defaults from here and pac_config_check() the
  * ranges; pac_knob_parse() reads a knob's value as an operator writes it,
  * for ovs-vswitchd (vswitchd-ext/pac-bridge.c: PAC:other_config) and
- * pac-ns3's --pac-option alike; ovs-vswitchd also checks the columns
- * against their database ranges and prints the configuration in
- * "ovs-appctl pac/show" from these rows.  The copies
- * that cannot include this file, the database schema and vswitch.xml in
+ * pac-ns3's --pac-option alike, and pac_knob_parse_levels() the map of
+ * MLFQ levels; ovs-vswitchd also checks the columns against their database
+ * ranges and prints the configuration in "ovs-appctl pac/show" from these
+ * rows.  The rules between values (pac_rules[], below: the MLFQ thresholds
+ * increase with the level) are stated here too.
+ *
+ * lib/pac-knobs-dump prints the rows and the rules as JSON at build time:
+ * ovs-pac-agent (ovn-config/) validates OVN's keys with that print, and
+ * tests/check-pac-knobs.py in "make check" compares it with the copies that
+ * cannot be generated, the database schema and vswitch.xml in
  * ovs-patch/0005-vswitchd-pac-config.patch and the knob tables of
- * docs/operator.md, are compared with it by tests/check-pac-knobs.py in
- * "make check" (through tests/pac-knobs-dump, which prints these rows).
+ * docs/operator.md.
  *
  * Two ranges.  'min' and 'max' are what libpac accepts; 'db_min' and
  * 'db_max' are what an operator may set through the database, within the
@@ -56,7 +61,7 @@
               DOC) \
     { NAME, PAC_KNOB_##WHERE, PAC_KNOB_##TYPE, #FIELD, \
       offsetof(struct pac_config, FIELD), UNIT, DEF, MIN, MAX, \
-      DB_MIN, DB_MAX, DOC, NULL }
+      DB_MIN, DB_MAX, DOC, NULL, 0, 0 }
 
 #define ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
 
@@ -64,7 +69,15 @@
 #define ENUM(NAME, WHERE, FIELD, UNIT, DEF, NAMES, DOC) \
     { NAME, PAC_KNOB_##WHERE, PAC_KNOB_ENUM, #FIELD, \
       offsetof(struct pac_config, FIELD), UNIT, DEF, 0, \
-      ARRAY_SIZE(NAMES) - 1, 0, ARRAY_SIZE(NAMES) - 1, DOC, NAMES }
+      ARRAY_SIZE(NAMES) - 1, 0, ARRAY_SIZE(NAMES) - 1, DOC, NAMES, 0, 0 }
+
+/* The knob of the MLFQ levels, a map of at most DB_MAX levels, each at
+ * VALUE_MIN to VALUE_MAX bytes (see PAC_KNOB_LEVELS in pac.h). */
+#define LEVELS(NAME, FIELD, UNIT, DEF, MIN, MAX, DB_MIN, DB_MAX, \
+               VALUE_MIN, VALUE_MAX, DOC) \
+    { NAME, PAC_KNOB_COLUMN, PAC_KNOB_LEVELS, #FIELD, \
+      offsetof(struct pac_config, FIELD), UNIT, DEF, MIN, MAX, \
+      DB_MIN, DB_MAX, DOC, NULL, VALUE_MIN, VALUE_MAX }
 
 static const char *const policy_names[PAC_N_POLICIES] = {
     [PAC_POLICY_PAC] = "pac",
@@ -82,11 +95,11 @@ const struct pac_knob pac_knobs[] = {
          PAC_MIN_THRESHOLD, PAC_MAX_THRESHOLD,
          "Switch buffer in front of the receiver: the most bytes in flight "
          "toward it."),
-    KNOB2("mlfq_thresholds", COLUMN, LEVELS, n_levels,
-          "map level \u2192 bytes received", 20000,
-          1, PAC_MAX_LEVELS, 1, PAC_MAX_LEVELS - 1,
-          "Received bytes at which a flow moves to each lower-priority "
-          "MLFQ level (paper Table I)."),
+    LEVELS("mlfq_thresholds", n_levels,
+           "map level \u2192 bytes received", 20000,
+           1, PAC_MAX_LEVELS, 1, PAC_MAX_LEVELS - 1, 1, UINT32_MAX,
+           "Received bytes at which a flow moves to each lower-priority "
+           "MLFQ level (paper Table I)."),
     FLAG("ecn", COLUMN, ecn, "boolean", true,
          "React to ECN CE marks: threshold control and congestion-avoidance "
          "inference."),
@@ -151,6 +164,18 @@ const struct pac_knob pac_knobs[] = {
 };
 
 const size_t pac_n_knobs = sizeof pac_knobs / sizeof pac_knobs[0];
+
+/* The rules between values (see struct pac_rule in pac.h): the one place
+ * that states them; pac_rule_check() (pac-config.c) applies them. */
+const struct pac_rule pac_rules[] = {
+    { "mlfq-increasing", PAC_RULE_INCREASING, "mlfq_thresholds",
+      "thresholds must increase with the level (level %"PRIu32": %"PRIu32
+      " bytes, level %"PRIu32": %"PRIu32" bytes)",
+      "A flow reaches each MLFQ level after more received bytes than the "
+      "level before." },
+};
+
+const size_t pac_n_rules = sizeof pac_rules / sizeof pac_rules[0];
 
 const struct pac_knob *
 pac_knob_find(const char *name)
@@ -243,6 +268,68 @@ pac_knob_parse(const struct pac_knob *knob, const char *text,
         snprintf(err, err_size, "is a map");
         return false;
     }
+}
+
+static int
+compare_int64(const void *a_, const void *b_)
+{
+    int64_t a = *(const int64_t *) a_;
+    int64_t b = *(const int64_t *) b_;
+
+    return a < b ? -1 : a > b;
+}
+
+bool
+pac_knob_parse_levels(const struct pac_knob *knob, const int64_t levels[],
+                      const int64_t bytes[], size_t n, struct pac_config *cfg,
+                      char *err, size_t err_size)
+{
+    int64_t sorted[PAC_MAX_LEVELS];
+    char scratch[1];
+
+    if (!err) {
+        err = scratch;
+        err_size = sizeof scratch;
+    }
+    if (knob->type != PAC_KNOB_LEVELS) {
+        snprintf(err, err_size, "is not a map");
+        return false;
+    }
+    if (!n) {
+        return true;            /* Keep the levels 'cfg' has. */
+    }
+    if (n > knob->db_max || n >= PAC_MAX_LEVELS) {
+        snprintf(err, err_size, "at most %"PRIu32" levels may be given",
+                 knob->db_max);
+        return false;
+    }
+    memcpy(sorted, levels, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_int64);
+    for (size_t i = 0; i < n; i++) {
+        if (sorted[i] != (int64_t) i + 1) {
+            snprintf(err, err_size, "levels must be 1 to %zu without gaps "
+                     "(level %zu is missing)", n, i + 1);
+            return false;
+        }
+    }
+
+    cfg->n_levels = n + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (bytes[i] < knob->value_min || bytes[i] > knob->value_max) {
+            snprintf(err, err_size, "level %"PRId64": %"PRId64" bytes is out "
+                     "of range [%"PRIu32", %"PRIu32"]", levels[i], bytes[i],
+                     knob->value_min, knob->value_max);
+            return false;
+        }
+        cfg->level_bytes[levels[i] - 1] = bytes[i];
+    }
+    for (size_t i = 0; i < pac_n_rules; i++) {
+        if (!strcmp(pac_rules[i].knob, knob->name)
+            && !pac_rule_check(&pac_rules[i], cfg, err, err_size)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 uint32_t

@@ -237,15 +237,19 @@ struct pac_knob {
     const char *doc;            /* One line. */
     const char *const *names;   /* PAC_KNOB_ENUM: the name of each value,
                                  * 0 to 'max'; otherwise NULL. */
+    uint32_t value_min, value_max;  /* PAC_KNOB_LEVELS: the range of each
+                                     * level's bytes; otherwise 0. */
 };
 
 /* The PAC_KNOB_LEVELS row is the column mlfq_thresholds, a map from level
  * number (1, 2, ...) to the received bytes at which a flow reaches that
  * level.  Its 'field' is n_levels (the map's size plus one), 'min' and 'max'
  * bound n_levels, 'db_min' and 'db_max' bound the level numbers (so the map
- * has at most 'db_max' entries), and the default is the map {1=def}: two
- * levels.  Byte counts are 1 to UINT32_MAX and strictly increase with the
- * level, for libpac and the database alike. */
+ * has at most 'db_max' entries, numbered 1 to their number without gaps),
+ * and the default is the map {1=def}: two levels.  Byte counts
+ * (level_bytes[]) are 'value_min' to 'value_max' and strictly increase with
+ * the level (a rule of pac_rules[], below), for libpac and the database
+ * alike. */
 
 /* The rows, in the order of the PAC table's documentation. */
 extern const struct pac_knob pac_knobs[];
@@ -277,6 +281,52 @@ bool pac_knob_parse(const struct pac_knob *knob, const char *text,
  * PAC_KNOB_LEVELS row. */
 void pac_knob_set(struct pac_config *cfg, const struct pac_knob *knob,
                   uint32_t value);
+
+/* Sets the levels of 'cfg' (n_levels and level_bytes[]) from the map that
+ * the PAC_KNOB_LEVELS row 'knob' is in the database: 'n' entries, level
+ * 'levels[i]' at 'bytes[i]' bytes, in any order.  An empty map keeps 'cfg''s
+ * levels.  Checks what the map can get wrong, in this order: at most
+ * 'db_max' entries, levels 1 to 'n' without gaps, each byte count within
+ * 'value_min' and 'value_max', and the rules of pac_rules[] on 'knob'
+ * (pac_rule_check()).  Returns true, or false with the reason in 'err' (if
+ * nonnull), e.g. "levels must be 1 to 2 without gaps (level 2 is missing)",
+ * without the knob's name, as pac_knob_parse() does.  'cfg' may then hold
+ * part of the map. */
+bool pac_knob_parse_levels(const struct pac_knob *knob,
+                           const int64_t levels[], const int64_t bytes[],
+                           size_t n, struct pac_config *cfg,
+                           char *err, size_t err_size);
+
+/* Rules between values, beyond each knob's own range.  pac_config_check()
+ * enforces every rule (after the ranges), pac_knob_parse_levels() the rules
+ * of its knob, both in the words of the rule's 'message'.  lib/pac-knobs-dump
+ * prints the rules with the knobs, so that ovs-pac-agent applies each by its
+ * kind and says the same words. */
+enum pac_rule_kind {
+    /* The byte counts of PAC_KNOB_LEVELS knob 'knob' strictly increase with
+     * the level: level_bytes[i] > level_bytes[i - 1] for the levels in use.
+     * 'message' is a printf format of four uint32_t: a level, its bytes, the
+     * next level and its bytes, for the first pair out of order. */
+    PAC_RULE_INCREASING,
+};
+
+struct pac_rule {
+    const char *name;           /* Unique, e.g. "mlfq-increasing". */
+    enum pac_rule_kind kind;
+    const char *knob;           /* The name of its pac_knobs[] row. */
+    const char *message;        /* Why a configuration breaks it: see the
+                                 * kind. */
+    const char *doc;            /* One line. */
+};
+
+extern const struct pac_rule pac_rules[];
+extern const size_t pac_n_rules;
+
+/* Returns true if 'cfg' follows 'rule'.  Otherwise returns false and writes
+ * the rule's message, without a field or knob name, into 'err' (if
+ * nonnull). */
+bool pac_rule_check(const struct pac_rule *rule, const struct pac_config *cfg,
+                    char *err, size_t err_size);
 
 struct pac;
 

@@ -81,22 +81,24 @@ tests_test_pac_bugs_CFLAGS = $(PAC_UNIT_CFLAGS)
 TESTS += tests/check-prefetch.sh
 EXTRA_DIST += tests/check-prefetch.sh
 
-# libpac's knob table (lib/pac-knobs.c): test-pac-knobs checks it against
-# pac_config_init(), pac_config_check() and pac_config_equal();
-# check-pac-knobs.py checks the copies libpac cannot feed, the PAC table's
-# schema and vswitch.xml in ovs-patch/0005 and the knob tables of
-# docs/operator.md, against pac-knobs-dump's print of it.
+# libpac's knob table and rules (lib/pac-knobs.c): test-pac-knobs checks
+# them against pac_config_init(), pac_config_check(), pac_config_equal()
+# and the parsers; check-pac-knobs.py checks the copies libpac cannot feed,
+# the PAC table's schema and vswitch.xml in ovs-patch/0005 and the knob
+# tables of docs/operator.md, against lib/pac-knobs-dump's print of them,
+# and that ovs-pac-agent, which validates OVN's keys with that print,
+# accepts and refuses what libpac does (through pac-knobs-check, which
+# parses a value as ovs-vswitchd does).
 check_PROGRAMS += tests/test-pac-knobs
 TESTS += tests/test-pac-knobs
 tests_test_pac_knobs_SOURCES = tests/test-pac-knobs.c tests/pac-test.h
 tests_test_pac_knobs_LDADD = lib/libpac.la
 tests_test_pac_knobs_CFLAGS = $(PAC_UNIT_CFLAGS)
 
-# Built by "make": the OVN agent reads its print (ovn-config/automake.mk).
-noinst_PROGRAMS += tests/pac-knobs-dump
-tests_pac_knobs_dump_SOURCES = tests/pac-knobs-dump.c
-tests_pac_knobs_dump_LDADD = lib/libpac.la
-tests_pac_knobs_dump_CFLAGS = $(PAC_UNIT_CFLAGS)
+check_PROGRAMS += tests/pac-knobs-check
+tests_pac_knobs_check_SOURCES = tests/pac-knobs-check.c
+tests_pac_knobs_check_LDADD = lib/libpac.la
+tests_pac_knobs_check_CFLAGS = $(PAC_UNIT_CFLAGS)
 
 TESTS += tests/check-pac-knobs.py
 EXTRA_DIST += tests/check-pac-knobs.py

@@ -6,8 +6,11 @@
  * pac_config_check() accepts exactly each row's range, pac_config_equal()
  * sees a change to every row, and no member of struct pac_config is left
  * out of both the rows and pac_config_equal(); pac_knob_parse() takes each
- * row's values and refuses the rest in the words operators see.  The table's copies outside
- * libpac are checked by tests/check-pac-knobs.py. */
+ * row's values and refuses the rest in the words operators see, and so
+ * does pac_knob_parse_levels() for the map of MLFQ levels; the rules between
+ * values (pac_rules[]) hold for pac_config_check() and the map alike.  The
+ * table's copies outside libpac, and ovs-pac-agent's use of its print, are
+ * checked by tests/check-pac-knobs.py. */
 
 #include "pac.h"
 
@@ -28,6 +31,9 @@ test_knob_rows(void)
         PAC_CHECK(k->min <= k->max);
         PAC_CHECK(k->db_min <= k->db_max);
         PAC_CHECK(k->offset < sizeof(struct pac_config));
+        if (k->type != PAC_KNOB_LEVELS) {
+            PAC_CHECK(k->value_min == 0 && k->value_max == 0);
+        }
         switch (k->type) {
         case PAC_KNOB_U32:
             /* The database may only narrow libpac's range. */
@@ -64,7 +70,8 @@ test_knob_rows(void)
             PAC_CHECK_EQ(k->max, PAC_MAX_LEVELS);
             PAC_CHECK_EQ(k->db_min, 1);
             PAC_CHECK_EQ(k->db_max, k->max - 1);
-            PAC_CHECK(k->def >= 1);
+            PAC_CHECK(k->value_min >= 1 && k->value_min <= k->value_max);
+            PAC_CHECK(k->value_min <= k->def && k->def <= k->value_max);
             break;
         default:
             PAC_CHECK(!"unknown knob type");
@@ -115,7 +122,9 @@ check_value(const struct pac_knob *k, uint32_t value, char *err,
     } else {
         pac_knob_set(&cfg, k, value);
     }
-    err[0] = '\0';
+    if (err) {
+        err[0] = '\0';
+    }
     return pac_config_check(&cfg, err, err_size);
 }
 
@@ -274,6 +283,162 @@ test_knob_parse(void)
     PAC_CHECK(!strcmp(tiny, "\"fast\" "));
 }
 
+/* pac_rules[]: each names a knob of its kind's type; pac_rule_check() and
+ * pac_config_check() refuse what breaks it, in its words. */
+static void
+test_rules(void)
+{
+    PAC_CHECK(pac_n_rules >= 1);
+    for (size_t i = 0; i < pac_n_rules; i++) {
+        const struct pac_rule *r = &pac_rules[i];
+        const struct pac_knob *k = pac_knob_find(r->knob);
+        struct pac_config cfg;
+        char err[256], expected[256];
+
+        PAC_CHECK(r->name && *r->name && r->message && *r->message);
+        PAC_CHECK(r->doc && *r->doc);
+        for (size_t j = 0; j < i; j++) {
+            PAC_CHECK(strcmp(r->name, pac_rules[j].name));
+        }
+        PAC_CHECK(k != NULL);
+
+        pac_config_init(&cfg);
+        PAC_CHECK(pac_rule_check(r, &cfg, err, sizeof err));
+
+        switch (r->kind) {
+        case PAC_RULE_INCREASING:
+            PAC_CHECK(k->type == PAC_KNOB_LEVELS);
+            cfg.n_levels = 4;
+            cfg.level_bytes[0] = 1000;
+            cfg.level_bytes[1] = 5000;
+            cfg.level_bytes[2] = 6000;
+            PAC_CHECK(pac_rule_check(r, &cfg, NULL, 0));
+            PAC_CHECK(pac_config_check(&cfg, NULL, 0));
+            cfg.level_bytes[2] = 5000;
+            PAC_CHECK(!pac_rule_check(r, &cfg, err, sizeof err));
+            snprintf(expected, sizeof expected, r->message,
+                     2u, 5000u, 3u, 5000u);
+            PAC_CHECK(!strcmp(err, expected));
+            PAC_CHECK(!pac_config_check(&cfg, err, sizeof err));
+            PAC_CHECK(!strncmp(err, "level_bytes: ", 13));
+            PAC_CHECK(!strcmp(err + 13, expected));
+            /* Levels beyond n_levels do not count. */
+            cfg.n_levels = 3;
+            PAC_CHECK(pac_rule_check(r, &cfg, NULL, 0));
+            break;
+        default:
+            PAC_CHECK(!"unknown rule kind");
+        }
+    }
+
+    /* The words operators see in status:pac and the agent's errors. */
+    struct pac_config cfg;
+    char err[256];
+
+    pac_config_init(&cfg);
+    cfg.n_levels = 3;
+    cfg.level_bytes[0] = 30000;
+    cfg.level_bytes[1] = 10000;
+    PAC_CHECK(!pac_config_check(&cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "level_bytes: thresholds must increase with the "
+                      "level (level 1: 30000 bytes, level 2: 10000 bytes)"));
+}
+
+/* Parses 'n' entries of 'levels' and 'bytes' with pac_knob_parse_levels()
+ * into a default configuration 'cfg'; returns its verdict, the reason in
+ * 'err'. */
+static bool
+parse_levels(const int64_t levels[], const int64_t bytes[], size_t n,
+             struct pac_config *cfg, char *err, size_t err_size)
+{
+    const struct pac_knob *k = pac_knob_find("mlfq_thresholds");
+
+    pac_config_init(cfg);
+    if (err) {
+        err[0] = '\0';
+    }
+    return pac_knob_parse_levels(k, levels, bytes, n, cfg, err, err_size);
+}
+
+static void
+test_knob_parse_levels(void)
+{
+    const struct pac_knob *k = pac_knob_find("mlfq_thresholds");
+    int64_t levels[PAC_MAX_LEVELS + 1], bytes[PAC_MAX_LEVELS + 1];
+    struct pac_config cfg;
+    char err[256];
+
+    PAC_CHECK(k && k->type == PAC_KNOB_LEVELS);
+
+    /* Empty: libpac's default levels stay. */
+    PAC_CHECK(parse_levels(levels, bytes, 0, &cfg, err, sizeof err));
+    PAC_CHECK_EQ(cfg.n_levels, 2);
+    PAC_CHECK_EQ(cfg.level_bytes[0], k->def);
+
+    /* In any order. */
+    levels[0] = 2, bytes[0] = 200000;
+    levels[1] = 1, bytes[1] = 20000;
+    PAC_CHECK(parse_levels(levels, bytes, 2, &cfg, err, sizeof err));
+    PAC_CHECK_EQ(cfg.n_levels, 3);
+    PAC_CHECK_EQ(cfg.level_bytes[0], 20000);
+    PAC_CHECK_EQ(cfg.level_bytes[1], 200000);
+    PAC_CHECK(pac_config_check(&cfg, NULL, 0));
+
+    /* The most levels, at the edges of the byte range. */
+    for (size_t i = 0; i < k->db_max; i++) {
+        levels[i] = i + 1;
+        bytes[i] = i + 1 < k->db_max ? k->value_min + i : k->value_max;
+    }
+    PAC_CHECK(parse_levels(levels, bytes, k->db_max, &cfg, err,
+                           sizeof err));
+    PAC_CHECK_EQ(cfg.n_levels, PAC_MAX_LEVELS);
+    PAC_CHECK(pac_config_check(&cfg, NULL, 0));
+
+    /* One too many. */
+    levels[k->db_max] = k->db_max + 1;
+    bytes[k->db_max] = k->value_max;
+    PAC_CHECK(!parse_levels(levels, bytes, k->db_max + 1, &cfg, err,
+                            sizeof err));
+    PAC_CHECK(!strcmp(err, "at most 7 levels may be given"));
+
+    /* Gaps and repeats. */
+    levels[0] = 1, bytes[0] = 10000;
+    levels[1] = 3, bytes[1] = 30000;
+    PAC_CHECK(!parse_levels(levels, bytes, 2, &cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "levels must be 1 to 2 without gaps "
+                      "(level 2 is missing)"));
+    levels[1] = 1;
+    PAC_CHECK(!parse_levels(levels, bytes, 2, &cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "levels must be 1 to 2 without gaps "
+                      "(level 2 is missing)"));
+    levels[0] = 0;
+    PAC_CHECK(!parse_levels(levels, bytes, 1, &cfg, err, sizeof err));
+
+    /* Byte counts out of range. */
+    levels[0] = 1, bytes[0] = (int64_t) k->value_min - 1;
+    PAC_CHECK(!parse_levels(levels, bytes, 1, &cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "level 1: 0 bytes is out of range "
+                      "[1, 4294967295]"));
+    bytes[0] = (int64_t) k->value_max + 1;
+    PAC_CHECK(!parse_levels(levels, bytes, 1, &cfg, err, sizeof err));
+    bytes[0] = -1;
+    PAC_CHECK(!parse_levels(levels, bytes, 1, &cfg, err, sizeof err));
+
+    /* The rule, in its words. */
+    levels[0] = 1, bytes[0] = 30000;
+    levels[1] = 2, bytes[1] = 10000;
+    PAC_CHECK(!parse_levels(levels, bytes, 2, &cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "thresholds must increase with the level "
+                      "(level 1: 30000 bytes, level 2: 10000 bytes)"));
+    bytes[1] = 30000;
+    PAC_CHECK(!parse_levels(levels, bytes, 2, &cfg, NULL, 0));
+
+    /* Not a map knob. */
+    PAC_CHECK(!pac_knob_parse_levels(pac_knob_find("threshold"), levels,
+                                     bytes, 1, &cfg, err, sizeof err));
+    PAC_CHECK(!strcmp(err, "is not a map"));
+}
+
 static void
 test_knob_equal(void)
 {
@@ -378,6 +543,8 @@ main(void)
     PAC_RUN_TEST(test_knob_ranges);
     PAC_RUN_TEST(test_knob_messages);
     PAC_RUN_TEST(test_knob_parse);
+    PAC_RUN_TEST(test_rules);
+    PAC_RUN_TEST(test_knob_parse_levels);
     PAC_RUN_TEST(test_knob_equal);
     PAC_RUN_TEST(test_knob_coverage);
     PAC_TEST_MAIN_END;

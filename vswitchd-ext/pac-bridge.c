@@ -69,65 +69,6 @@ iface_find(const char *name)
     return NULL;
 }
 
-static int
-compare_int64(const void *a_, const void *b_)
-{
-    int64_t a = *(const int64_t *) a_;
-    int64_t b = *(const int64_t *) b_;
-
-    return a < b ? -1 : a > b;
-}
-
-/* Fills 'cfg''s n_levels and level_bytes from PAC:mlfq_thresholds, the
- * PAC_KNOB_LEVELS row 'knob'.  Returns NULL or an error message (without the
- * column name) for the caller to free. */
-static char *
-parse_mlfq(const struct ovsrec_pac *row, const struct pac_knob *knob,
-           struct pac_config *cfg)
-{
-    size_t n = row->n_mlfq_thresholds;
-    int64_t levels[PAC_MAX_LEVELS];
-
-    if (!n) {
-        return NULL;            /* Keep libpac's default. */
-    }
-    if (n > knob->db_max || n >= PAC_MAX_LEVELS) {
-        return xasprintf("at most %"PRIu32" levels may be given",
-                         knob->db_max);
-    }
-    memcpy(levels, row->key_mlfq_thresholds, n * sizeof *levels);
-    qsort(levels, n, sizeof *levels, compare_int64);
-    for (size_t i = 0; i < n; i++) {
-        if (levels[i] != (int64_t) i + 1) {
-            return xasprintf("levels must be 1 to %"PRIuSIZE" without gaps "
-                             "(level %"PRIuSIZE" is missing)", n, i + 1);
-        }
-    }
-
-    cfg->n_levels = n + 1;
-    for (size_t i = 0; i < n; i++) {
-        int64_t level = row->key_mlfq_thresholds[i];
-        int64_t bytes = row->value_mlfq_thresholds[i];
-
-        if (bytes < 1 || bytes > UINT32_MAX) {
-            return xasprintf("level %"PRId64": %"PRId64" bytes is out of "
-                             "range [1, %"PRIu32"]", level, bytes,
-                             UINT32_MAX);
-        }
-        cfg->level_bytes[level - 1] = bytes;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if (cfg->level_bytes[i] <= cfg->level_bytes[i - 1]) {
-            return xasprintf("thresholds must increase with the level "
-                             "(level %"PRIuSIZE": %"PRIu32" bytes, level "
-                             "%"PRIuSIZE": %"PRIu32" bytes)",
-                             i, cfg->level_bytes[i - 1],
-                             i + 1, cfg->level_bytes[i]);
-        }
-    }
-    return NULL;
-}
-
 /* Returns the PAC table's column 'name', or NULL. */
 static const struct ovsdb_idl_column *
 pac_column_find(const char *name)
@@ -151,11 +92,18 @@ knob_from_column(const struct ovsrec_pac *row, const struct pac_knob *knob,
     const struct ovsdb_datum *datum;
 
     if (knob->type == PAC_KNOB_LEVELS) {
-        char *error = parse_mlfq(row, knob, cfg);
-        char *msg = error ? xasprintf("%s: %s", knob->name, error) : NULL;
+        /* The map's levels, byte counts and the rules between them
+         * (thresholds that increase with the level) are libpac's to
+         * check. */
+        char err[256];
 
-        free(error);
-        return msg;
+        if (!pac_knob_parse_levels(knob, row->key_mlfq_thresholds,
+                                   row->value_mlfq_thresholds,
+                                   row->n_mlfq_thresholds, cfg,
+                                   err, sizeof err)) {
+            return xasprintf("%s: %s", knob->name, err);
+        }
+        return NULL;
     }
 
     column = pac_column_find(knob->name);

@@ -85,7 +85,8 @@ def test_invalid_values_refused(ovn: OvnCentral, chassis: Chassis,
          "[3000, 1073741824]"),
         ("pac_max_flows=0", "pac_max_flows: 0 is out of range [1, 4194304]"),
         ("pac_mlfq_thresholds=5000,4000", "pac_mlfq_thresholds: "
-         "thresholds must increase (4000 after 5000)"),
+         "thresholds must increase with the level (level 1: 5000 bytes, "
+         "level 2: 4000 bytes)"),
         ("pac_ecn=yes", 'pac_ecn: "yes" is not true or false'),
         ("pac_policy=hold", 'pac_policy: "hold" is not pac, rwnd or rdtcp'),
         ("pac_bogus=1", "pac_bogus: unknown key"),
