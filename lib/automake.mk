@@ -23,7 +23,7 @@ lib_libpac_la_SOURCES = \
 # Prints libpac's knob table and rules as JSON at build time: "make" writes
 # ovn-config/pac-knobs.json with it (ovn-config/automake.mk), which the
 # packages ship for ovs-pac-agent and tests/check-pac-knobs.py reads.
-noinst_PROGRAMS += lib/pac-knobs-dump
-lib_pac_knobs_dump_SOURCES = lib/pac-knobs-dump.c
-lib_pac_knobs_dump_LDADD = lib/libpac.la
-lib_pac_knobs_dump_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS)
+noinst_PROGRAMS += tools/pac-knobs-dump
+tools_pac_knobs_dump_SOURCES = tools/pac-knobs-dump.c
+tools_pac_knobs_dump_LDADD = lib/libpac.la
+tools_pac_knobs_dump_CFLAGS = $(AM_CFLAGS) $(PAC_WARNING_CFLAGS) -I$(srcdir)/lib

@@ -13,7 +13,7 @@
  * rows.  The rules between values (pac_rules[], below: the MLFQ thresholds
  * increase with the level) are stated here too.
  *
- * lib/pac-knobs-dump prints the rows and the rules as JSON at build time:
+ * tools/pac-knobs-dump prints the rows and the rules as JSON at build time:
  * ovs-pac-agent (ovn-config/) validates OVN's keys with that print, and
  * tests/check-pac-knobs.py in "make check" compares it with the copies that
  * cannot be generated, the database schema and vswitch.xml in

@@ -299,7 +299,7 @@ bool pac_knob_parse_levels(const struct pac_knob *knob,
 
 /* Rules between values, beyond each knob's own range.  pac_config_check()
  * enforces every rule (after the ranges), pac_knob_parse_levels() the rules
- * of its knob, both in the words of the rule's 'message'.  lib/pac-knobs-dump
+ * of its knob, both in the words of the rule's 'message'.  tools/pac-knobs-dump
  * prints the rules with the knobs, so that ovs-pac-agent applies each by its
  * kind and says the same words. */
 enum pac_rule_kind {

@@ -85,7 +85,7 @@ EXTRA_DIST += tests/check-prefetch.sh
 # them against pac_config_init(), pac_config_check(), pac_config_equal()
 # and the parsers; check-pac-knobs.py checks the copies libpac cannot feed,
 # the PAC table's schema and vswitch.xml in ovs-patch/0005 and the knob
-# tables of docs/operator.md, against lib/pac-knobs-dump's print of them,
+# tables of docs/operator.md, against tools/pac-knobs-dump's print of them,
 # and that ovs-pac-agent, which validates OVN's keys with that print,
 # accepts and refuses what libpac does (through pac-knobs-check, which
 # parses a value as ovs-vswitchd does).

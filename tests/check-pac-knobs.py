@@ -5,7 +5,7 @@
 it, and ovs-pac-agent's use of the one that is.
 
 libpac's pac_knobs[] and pac_rules[] (lib/pac-knobs.c), as
-lib/pac-knobs-dump prints them (JSON), are the source of every knob's
+tools/pac-knobs-dump prints them (JSON), are the source of every knob's
 name, unit, default and ranges, and of the rules between values.  Three
 texts repeat them and are compared with it here:
 
@@ -36,7 +36,7 @@ Prints one line per check and "N passed, N failed"; exits 1 if one failed
 
 Usage: tests/check-pac-knobs.py [--dump PROGRAM] [--check PROGRAM]
                                 [--agent FILE] [--patch FILE] [--doc FILE]
-Defaults: lib/pac-knobs-dump and tests/pac-knobs-check (in the build
+Defaults: tools/pac-knobs-dump and tests/pac-knobs-check (in the build
 directory), $srcdir/ovn-config/ovs-pac-agent,
 $srcdir/ovs-patch/0005-vswitchd-pac-config.patch, $srcdir/docs/operator.md.
 """
@@ -569,7 +569,7 @@ def check_agent_source(c, source, table):
 def main():
     srcdir = os.environ.get("srcdir", ".")
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dump", default="lib/pac-knobs-dump")
+    p.add_argument("--dump", default="tools/pac-knobs-dump")
     p.add_argument("--check", default="tests/pac-knobs-check")
     p.add_argument("--agent", default=os.path.join(
         srcdir, "ovn-config", "ovs-pac-agent"))

@@ -146,6 +146,9 @@ def test_cells_aggregate_as_documented(tmp: Path) -> None:
     assert Col("h", "x", {"mode": "pac"}, agg="sum",
                fmt=render.F1).cell(rows) == "1 245.0"
     assert Col("h", "x", {"mode": "off"}, fmt=render.INT).cell(rows) == "3"
+    # Halves round as a reader rounds them, not to even.
+    assert [render.INT(352.5), render.F1(0.25), render.INT(-2.5)] == \
+        ["353", "0.3", "-3"]
     assert Col("h", agg="count", where={"mode": "pac"}).cell(rows) == "2"
     assert Col("h", "x", {"mode": "ap"}, agg="max").cell(rows) == "-"
     for bad in (Col("h", "x", {"mode": "pac"}),      # two rows for "one"
