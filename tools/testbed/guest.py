@@ -95,7 +95,7 @@ def _digest(deb: Path) -> str:
     h = hashlib.sha256()
     h.update(deb.name.encode())
     sources = sorted(GUEST_SRC.iterdir()) + sorted(
-        (TOP / "bench" / "incast").glob("*.[ch]")) + [Path(__file__),
+        (TOP / "tools" / "incast-app").glob("*.[ch]")) + [Path(__file__),
                                                        BUSYBOX]
     for p in sources:
         h.update(p.name.encode())
@@ -202,7 +202,8 @@ def build(dest: Optional[Path] = None) -> Guest:
         os.chmod(root / "init", 0o755)
         _static_cc(root / "bin" / "xfer", [GUEST_SRC / "xfer.c"], [])
         _static_cc(root / "bin" / "incast",
-                   sorted((TOP / "bench" / "incast").glob("*.c")), ["-lm"])
+                   sorted((TOP / "tools" / "incast-app").glob("*.c")),
+                   ["-lm"])
         order = _module_closure(moddir)
         for rel in order:
             dst = root / "lib" / "modules" / Path(rel).name

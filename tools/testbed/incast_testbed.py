@@ -58,7 +58,7 @@ from .ovs_env import (PREFIX, TOP, Netns, Ovs, OvsBuild,
                       disable_offloads, exit_text, run, unique_name,
                       wait_until)
 
-INCAST_DIR = TOP / "bench" / "incast"
+INCAST_DIR = TOP / "tools" / "incast-app"
 INCAST = INCAST_DIR / "incast"
 SERVER_PORT = 7100
 VM_IP = "10.1.0.2"
