@@ -18,6 +18,7 @@ lib_libpac_la_SOURCES = \
 	lib/pac-rr.c \
 	lib/pac-sched.c \
 	lib/pac-trigger.c \
+	lib/pac-watch.c \
 	lib/pac-window.c
 
 # Prints libpac's knob table and rules as JSON at build time: "make" writes

@@ -247,6 +247,70 @@ pac_reclaim_outstanding(struct pac *pac, uint32_t idx)
     }
 }
 
+/* Removes flow 'idx', which holds no packets, with its share of in_flight
+ * and its place among the busy flows. */
+void
+pac_forget_flow(struct pac *pac, uint32_t idx)
+{
+    pac_reclaim_outstanding(pac, idx);
+    if (pac->flows[idx].flags & PAC_F_BUSY) {
+        pac->n_busy--;
+    }
+    if (pac->flows[idx].flags & PAC_F_RESYNC) {
+        pac->n_resync--;
+    }
+    pac_flow_remove(pac, idx);
+}
+
+/* Marks flow 'idx', which holds no packets, PAC_F_RESYNC: PAC stops
+ * following its sequence numbers (it stops tracking, pac-watch.c, or it
+ * first sees the connection's handshake untracked).  Its outstanding bytes
+ * leave in_flight, and what PAC knew of its sequence numbers goes: the
+ * bases, the budget, the answer under way, the edges PAC let out, the
+ * handshake's RTT clock, the verdicts.  The receiver's segments pass
+ * untouched meanwhile, so all of that would be stale when PAC tracks the
+ * connection again; its next segment then starts it afresh, as for a
+ * connection first seen mid-stream.
+ *
+ * Kept is what describes the connection rather than where it stands: the
+ * MSS and whose options gave it, the window scales (the window clamp needs
+ * them, and the handshake that gave them does not come again), the RTT,
+ * the bytes received and the MLFQ level they earned (a connection does
+ * not get shorter for having been quiet), the FINs seen, the peer's
+ * largest segment, the modelled window and the sizes of its last two
+ * answers.  The last two are what PAC, tracking all along, would have
+ * used for the connection's next answer: an upper bound of the window
+ * (PAC never shrinks it for idleness, see classify_tx()) and the answer
+ * size it expects (a larger answer outgrows the cap, see
+ * pac_response_room()).  The peer's phase restarts as slow start, the
+ * faster growth, as for a connection first seen. */
+void
+pac_resync_flow(struct pac *pac, uint32_t idx)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
+    pac_reclaim_outstanding(pac, idx);
+    if (!(f->flags & PAC_F_RESYNC)) {
+        f->flags |= PAC_F_RESYNC;
+        pac->n_resync++;
+    }
+    f->flags &= ~(PAC_F_SYN_SENT | PAC_F_SYNACK_SENT | PAC_F_ACK_BASE
+                  | PAC_F_RCV_BASE | PAC_F_IN_RESP | PAC_F_BUDGET
+                  | PAC_F_DRY | PAC_F_MEASURING);
+    f->flags |= PAC_F_SLOW_START;
+    f->burst_bytes = 0;
+    f->slowdowns = 0;
+    f->iv_start = (uint32_t) pac->now;
+    f->iv_bytes = 0;
+    f->iv_prev_rate = 0;
+    w->bits &= PAC_W_SCALE_BITS;
+    w->n_old_edges = 0;
+    w->old_edge_pos = 0;
+    w->dry_waits = 0;
+    pac_update_busy(pac, idx);
+}
+
 /* Takes flow 'idx's outstanding bytes out of in_flight on a verdict that
  * its peer has sent all it will: it went dry, or sent a short segment.
  * Where they ended is kept, for pac_restore_reclaimed(). */

@@ -313,6 +313,41 @@ end_interval(struct pac *pac)
     pac->iv_bytes = pac->iv_pkts = pac->iv_ce = pac->iv_holes = 0;
 }
 
+/* Starts the control interval and its filters afresh at pac->now, when PAC
+ * starts tracking connections again after a spell on the fast path
+ * (pac-watch.c), during which no interval ended.  Ending the stale interval
+ * instead would take the whole spell for one interval without data: a
+ * silence reset of the in-flight estimate just set, and the new burst's
+ * rate compared with the old one's.  What the spell would have done to the
+ * threshold is done: the loss cap grows back one MSS per
+ * PAC_LOSS_CAP_GROW_US of it, and the threshold, which no CE mark lowered
+ * meanwhile, doubles up to that cap at every interval, so it is at the
+ * cap. */
+void
+pac_control_restart(struct pac *pac)
+{
+    uint64_t now = pac->now;
+
+    if (pac->loss_cap < pac->cfg.threshold && now > pac->loss_cap_grown) {
+        uint64_t steps = (now - pac->loss_cap_grown) / PAC_LOSS_CAP_GROW_US;
+        uint64_t room = pac->cfg.threshold - pac->loss_cap;
+
+        if (steps) {
+            pac->loss_cap += MIN(room, steps * pac->cfg.default_mss);
+            pac->loss_cap_grown += steps * PAC_LOSS_CAP_GROW_US;
+        }
+    }
+    pac->threshold = pac->loss_cap;
+    pac->iv_start = now;
+    pac->iv_bytes = pac->iv_pkts = pac->iv_ce = pac->iv_holes = 0;
+    pac->rate_start = now;
+    pac->rate_bytes = 0;
+    pac->bw_smooth = 0;
+    pac->pkt_rate_smooth = 0;
+    pac->in_flight_smooth = pac->in_flight;
+    pac->silent = false;
+}
+
 void
 pac_set_now(struct pac *pac, uint64_t now)
 {

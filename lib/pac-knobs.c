@@ -161,6 +161,9 @@ const struct pac_knob pac_knobs[] = {
          "a window of threshold / connections (the receiver-window peer); "
          "rdtcp: that window, and ACKs held first come first served while "
          "the windows they open exceed the threshold (RDTCP)."),
+    FLAG("fast-path", OTHER_CONFIG, fast_path, "true or false", false,
+         "Track no connection until a burst of the VM's requests or "
+         "SYN-ACKs could bring half the threshold."),
 };
 
 const size_t pac_n_knobs = sizeof pac_knobs / sizeof pac_knobs[0];

@@ -6,15 +6,15 @@
 
 /* Internal data structures of libpac and the functions its files call in
  * one another.  The files call downward only, in this order (each may call
- * those below it): pac.c (entry points, flows), pac-sched.c (the release
- * loop), pac-control.c (the control interval), pac-budget.c (per-flow
- * budgets and verdicts), pac-trigger.c (triggers and the answer model),
- * pac-window.c (the window clamp), pac-queue.c (held packets, MLFQ rings),
- * pac-rr.c (the rings' index), pac-flow.c (the flow table); beside them
- * pac-config.c and pac-knobs.c (configuration) and pac-parse.c (the
- * parser).  The one call upward is a function pointer: the index computes
- * a flow's keys with the scheduler's rule, which pac.c hands to
- * pac_rr_init().
+ * those below it): pac.c (entry points, flows), pac-watch.c (the fast
+ * path), pac-sched.c (the release loop), pac-control.c (the control
+ * interval), pac-budget.c (per-flow budgets and verdicts), pac-trigger.c
+ * (triggers and the answer model), pac-window.c (the window clamp),
+ * pac-queue.c (held packets, MLFQ rings), pac-rr.c (the rings' index),
+ * pac-flow.c (the flow table); beside them pac-config.c and pac-knobs.c
+ * (configuration) and pac-parse.c (the parser).  The one call upward is a
+ * function pointer: the index computes a flow's keys with the scheduler's
+ * rule, which pac.c hands to pac_rr_init().
  *
  * Everything lives in arrays allocated by pac_create() and is linked by
  * 32-bit indices (PAC_NONE terminates a list), so that the per-packet path
@@ -65,6 +65,10 @@
 #define PAC_MIN_INTERVAL_US 10
 #define PAC_MAX_INTERVAL_US 100000
 
+/* Most option bytes a TCP header carries: a full segment's payload is the
+ * MSS less up to this many bytes (Linux's timestamps take 12). */
+#define PAC_MAX_TCP_OPTIONS 40
+
 /* Returns 'n' zeroed elements of 'size' bytes starting on a cache line
  * (free() frees them), or NULL.  A 128-byte flow then fills exactly two
  * lines, where malloc()'s 16-byte alignment spreads each over three. */
@@ -111,6 +115,11 @@ pac_zalloc_lines(size_t n, size_t size)
 #define PAC_F_BUSY          0x4000  /* Counted in pac->n_busy. */
 #define PAC_F_DRY           0x2000  /* The peer left triggered data unsent:
                                      * its ACKs trigger nothing. */
+#define PAC_F_RESYNC        0x8000  /* Sequence state not followed: the
+                                     * flow was seen, or kept, while PAC
+                                     * tracked no connection (pac-watch.c);
+                                     * its next tracked segment picks it up
+                                     * as one first seen mid-stream. */
 
 /* pac_flow's 'mss_from': 'mss' is the least MSS option of the handshake
  * segments seen, the receiver's and the peer's.  With both, it bounds the
@@ -217,6 +226,9 @@ struct pac_flow_wnd {
                                  * has been given (pac_reclaim_dry()). */
     uint8_t n_old_edges;
     uint8_t old_edge_pos;
+    uint16_t rx_max_len;        /* Largest payload of one segment from the
+                                 * peer, of those no larger than the
+                                 * flow's MSS (pac_is_short_segment()). */
 };
 
 #define PAC_W_VM_SYN    0x01    /* Receiver's SYN or SYN-ACK seen... */
@@ -232,6 +244,10 @@ struct pac_flow_wnd {
 #define PAC_W_PURE_MAX  0x100   /* 'pure_max' is valid. */
 #define PAC_W_STALE     0x200   /* 'stale_below' is valid. */
 #define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
+/* What the handshakes told of the window scales (pac_resync_flow() keeps
+ * them). */
+#define PAC_W_SCALE_BITS (PAC_W_VM_SYN | PAC_W_VM_WS | PAC_W_PEER_SYN \
+                          | PAC_W_PEER_WS)
 
 /* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the
  * flow has held packets: pac->rr_nodes[i] belongs to pac->flows[i].  Kept
@@ -348,6 +364,8 @@ struct pac {
     uint32_t flow_free;         /* Free list through hash_next. */
     uint32_t n_flows;
     uint32_t clock_hand;        /* Eviction sampling position. */
+    uint32_t n_resync;          /* Flows marked PAC_F_RESYNC (the fast
+                                 * path, pac-watch.c). */
 
     /* Held packets and MLFQ (pac-queue.c). */
     struct pac_held *held;      /* cfg.max_held entries. */
@@ -427,6 +445,17 @@ struct pac {
                                  * turn (PAC_REL_FIT). */
     uint64_t next_scan;         /* Idle-flow expiry. */
 
+    /* The fast path (pac-watch.c).  'tracking' is pac_tracking(): always
+     * true without cfg.fast_path. */
+    bool tracking;
+    bool watch_walking;         /* Marking the flows PAC_F_RESYNC, from... */
+    uint32_t watch_cursor;      /* ...this bucket on. */
+    uint64_t watch_est;         /* Payload the recent window triggers that
+                                 * passed untracked may still bring. */
+    uint64_t watch_last_trigger;    /* When the last of them passed. */
+    uint64_t watch_quiet_since; /* While tracking: PAC last seen busy. */
+    uint64_t watch_held_mark;   /* stats.tx_held then. */
+
     struct pac_stats stats;     /* Counters; gauges filled on demand. */
 };
 
@@ -490,6 +519,23 @@ pac_request_passed_by_data(const struct pac_flow *f,
             && pac_seq_gt(f->rcv_nxt, p->ack));
 }
 
+/* The initial window of an idle peer whose MSS is 'mss', in payload bytes:
+ * what a request or a SYN-ACK to it lets loose before anything is learned
+ * of it. */
+static inline uint32_t
+pac_init_window(const struct pac *pac, uint32_t mss)
+{
+    return pac->cfg.init_window_segs * mss;
+}
+
+/* pac-watch.c: the fast path. */
+void pac_watch_init(struct pac *);
+bool pac_watch_note_tx(struct pac *, uint8_t tcp_flags, uint32_t payload,
+                       uint64_t now_us);
+void pac_watch_note_rx(struct pac *, bool synack, uint32_t payload);
+void pac_watch_run(struct pac *);
+uint64_t pac_watch_wakeup(const struct pac *);
+
 /* pac-sched.c: the release loop. */
 void pac_schedule(struct pac *, pac_emit_cb *, void *aux);
 void pac_release_head(struct pac *, uint32_t flow_idx,
@@ -510,6 +556,7 @@ void pac_head_keys(const struct pac *, uint32_t flow_idx,
 
 /* pac-control.c: the control interval and its filters. */
 void pac_set_now(struct pac *, uint64_t now);
+void pac_control_restart(struct pac *);
 uint32_t pac_control_interval(const struct pac *);
 void pac_note_ack_delay(struct pac *, uint32_t delay_us);
 void pac_note_rtt(struct pac *, struct pac_flow *);
@@ -524,6 +571,8 @@ void pac_update_busy(struct pac *, uint32_t flow_idx);
 uint32_t pac_dry_time(const struct pac *);
 void pac_reclaim_dry(struct pac *);
 void pac_reclaim_outstanding(struct pac *, uint32_t flow_idx);
+void pac_forget_flow(struct pac *, uint32_t flow_idx);
+void pac_resync_flow(struct pac *, uint32_t flow_idx);
 void pac_reclaim_on_verdict(struct pac *, uint32_t flow_idx);
 void pac_restore_reclaimed(struct pac *, struct pac_flow *,
                            const struct pac_segment *);
@@ -547,7 +596,8 @@ uint32_t pac_expected_answer(const struct pac *, const struct pac_flow *,
                              const struct pac_held *);
 bool pac_answer_unfinished(const struct pac *, const struct pac_flow *);
 uint32_t pac_response_room(const struct pac *, const struct pac_flow *);
-bool pac_is_short_segment(const struct pac_flow *, uint32_t len);
+bool pac_is_short_segment(const struct pac *, const struct pac_flow *,
+                          uint32_t len);
 
 /* pac-window.c: the receive-window clamp and the window's right edges. */
 /* What pac_window_cap() gives a flow whose window is not clamped. */

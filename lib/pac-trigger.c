@@ -22,9 +22,6 @@
 
 #include "pac-private.h"
 
-/* Most option bytes a TCP header carries. */
-#define PAC_MAX_TCP_OPTIONS 40
-
 /* The peer's congestion window as PAC models it, in bytes: the initial
  * window until the flow's ACKs say more (see cwnd_increment()), within
  * 'cap', the window the receiver allows. */
@@ -32,7 +29,7 @@ static uint32_t
 peer_cwnd_within(const struct pac *pac, const struct pac_flow *f,
                  uint32_t cap)
 {
-    uint32_t cwnd = f->cwnd ? f->cwnd : pac->cfg.init_window_segs * f->mss;
+    uint32_t cwnd = f->cwnd ? f->cwnd : pac_init_window(pac, f->mss);
 
     return MIN(cwnd, cap);
 }
@@ -173,14 +170,36 @@ cwnd_increment(const struct pac *pac, const struct pac_flow *f,
 /* Whether a segment of 'len' payload bytes that the peer sent is short: a
  * TCP sender sends less than a full segment only when that is all it has
  * queued (Nagle, autocorking, TSO splitting all keep the rest full-sized),
- * so the peer has sent all its application gave it.  Only judged when both
- * MSS options were seen; a full segment is the MSS less up to
- * PAC_MAX_TCP_OPTIONS bytes of options. */
+ * so the peer has sent all its application gave it.  A full segment is the
+ * MSS less up to PAC_MAX_TCP_OPTIONS bytes of options.  Where PAC saw both
+ * MSS options, the flow's MSS is that of the peer's segments.  Where it did
+ * not (a connection picked up mid-stream: opened before PAC tracked it, on
+ * the fast path, or forgotten), the MSS is not known, but once the peer
+ * has sent a segment as large as a full one of the assumed MSS (rx_max_len,
+ * the largest of its segments no larger than that MSS: a receive offload
+ * may merge segments), its MSS is that large at least, and with the fast
+ * path, where such connections are common, a segment that many bytes
+ * shorter than the largest is short.  Before that, none is: a
+ * peer with a smaller MSS (a tunnel's) would otherwise have every full
+ * segment taken for the end of its answer. */
 bool
-pac_is_short_segment(const struct pac_flow *f, uint32_t len)
+pac_is_short_segment(const struct pac *pac, const struct pac_flow *f,
+                     uint32_t len)
 {
-    return (f->mss_from == (PAC_MSS_VM | PAC_MSS_PEER)
-            && len + PAC_MAX_TCP_OPTIONS < f->mss);
+    if (f->mss_from != (PAC_MSS_VM | PAC_MSS_PEER)) {
+        uint32_t max = pac_flow_wnd(pac, f)->rx_max_len;
+
+        if (!pac->cfg.fast_path) {
+            /* Without the fast path, a connection without both options is
+             * rare (opened before PAC was enabled, or forgotten), and no
+             * verdict is the answer's safe side there. */
+            return false;
+        }
+
+        return (max + PAC_MAX_TCP_OPTIONS >= f->mss
+                && len + PAC_MAX_TCP_OPTIONS < max);
+    }
+    return len + PAC_MAX_TCP_OPTIONS < f->mss;
 }
 
 uint32_t

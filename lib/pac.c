@@ -12,8 +12,9 @@
  * higher or equal MLFQ priority waits and its trigger fits; otherwise it
  * holds it at the tail of its flow, so that a flow's segments never pass
  * one another.  pac_run() runs the timers: hold bounds, idle and closed
- * flows, the control interval.  Also here: the instance's lifetime, flow
- * lookup and removal, MLFQ levels, stale ACKs, statistics and flow dumps. */
+ * flows, the control interval, the end of tracking (pac-watch.c).  Also
+ * here: the instance's lifetime, flow lookup and removal, MLFQ levels,
+ * stale ACKs, statistics and flow dumps. */
 
 #include "pac-private.h"
 #include "pac-flow.h"
@@ -67,6 +68,7 @@ pac_create(const struct pac_config *cfg, uint64_t now_us)
     pac->min_rtt_us = cfg->base_rtt_us;
     pac->next_scan = now_us + PAC_SCAN_INTERVAL_US;
     pac->last_trigger_turn = now_us;
+    pac_watch_init(pac);
     return pac;
 }
 
@@ -92,24 +94,12 @@ pac_destroy(struct pac *pac, pac_emit_cb *emit, void *aux)
     }
 }
 
-/* Removes flow 'flow_idx', which holds no packets, with its share of
- * in_flight. */
-static void
-forget_flow(struct pac *pac, uint32_t flow_idx)
-{
-    pac_reclaim_outstanding(pac, flow_idx);
-    if (pac->flows[flow_idx].flags & PAC_F_BUSY) {
-        pac->n_busy--;
-    }
-    pac_flow_remove(pac, flow_idx);
-}
-
 static void
 remove_flow(struct pac *pac, uint32_t flow_idx, pac_emit_cb *emit,
             void *aux)
 {
     pac_release_flow(pac, flow_idx, PAC_REL_FLUSH, emit, aux);
-    forget_flow(pac, flow_idx);
+    pac_forget_flow(pac, flow_idx);
 }
 
 /* A flow's key, as the flow table takes it. */
@@ -164,6 +154,12 @@ syn_reopens(const struct pac_flow *f, const struct pac_segment *seg,
 
     if (!(tf & PAC_TCP_SYN) || (tf & PAC_TCP_RST)) {
         return false;
+    } else if (f->flags & PAC_F_RESYNC) {
+        /* PAC did not follow the connection's sequence numbers, nor see it
+         * close: a SYN opens a new one on the ports (or repeats one PAC
+         * saw untracked, whose options it carries again).  Its SYN-ACK
+         * belongs to the flow's handshake. */
+        return !(tf & PAC_TCP_ACK);
     } else if (rx) {
         return (!(tf & PAC_TCP_ACK)
                 && (closed
@@ -180,7 +176,8 @@ syn_reopens(const struct pac_flow *f, const struct pac_segment *seg,
  * the receiver if 'rx', from it otherwise; PAC_NONE if there is none and
  * none can be made (table full, nothing evictable).  A SYN that opens a
  * new connection on the flow's ports (syn_reopens()) replaces the flow:
- * what it holds goes first, in order, through 'emit'.  An RST for an
+ * what it holds goes first, in order, through 'emit'.  While PAC tracks,
+ * a flow found marked PAC_F_RESYNC is picked up again.  An RST for an
  * unknown flow creates nothing (it would only evict another), nor does a
  * segment whose hash chain is full (pac_flow_chain_full()): its flow's
  * segments then pass as those of an untracked flow do. */
@@ -195,7 +192,14 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
     struct pac_flow *f;
 
     if (idx != PAC_NONE) {
-        if (!syn_reopens(&pac->flows[idx], seg, rx)) {
+        f = &pac->flows[idx];
+        if (!syn_reopens(f, seg, rx)) {
+            if ((f->flags & PAC_F_RESYNC) && pac->tracking) {
+                /* Picked up again: its state is that of a connection first
+                 * seen mid-stream (pac_resync_flow()). */
+                f->flags &= ~PAC_F_RESYNC;
+                pac->n_resync--;
+            }
             return idx;
         }
         remove_flow(pac, idx, emit, aux);
@@ -218,7 +222,7 @@ flow_get(struct pac *pac, const struct pac_segment *seg, bool rx,
             pac->stats.untracked++;
             return PAC_NONE;
         }
-        forget_flow(pac, victim);
+        pac_forget_flow(pac, victim);
         pac->stats.evictions++;
         idx = pac_flow_insert(pac, key.vm_addr, key.vm_port, key.peer_addr,
                               key.peer_port, hash);
@@ -242,6 +246,59 @@ note_mss(struct pac_flow *f, uint16_t mss, unsigned int from)
         f->mss = f->mss_from ? MIN(f->mss, mss) : mss;
         f->mss_from |= from;
     }
+}
+
+bool
+pac_watch_syn(struct pac *pac, const struct pac_segment *seg, bool rx,
+              uint64_t now_us)
+{
+    uint8_t tf = seg->tcp_flags;
+    struct pac_flow *f;
+    uint32_t idx;
+
+    if (pac->tracking) {
+        return true;
+    }
+    if (!rx && pac_watch_note_tx(pac, tf, seg->payload_len, now_us)) {
+        /* The receiver's SYN-ACK, a window trigger, starts tracking:
+         * pac_tx() takes it, and notes what follows. */
+        return true;
+    }
+    if (rx) {
+        /* A SYN-ACK answers the receiver's SYN, which counted its frame. */
+        pac->stats.fast_rx_packets++;
+        pac_watch_note_rx(pac, (tf & PAC_TCP_SYN) && (tf & PAC_TCP_ACK),
+                          seg->payload_len);
+    } else {
+        pac->stats.fast_tx_packets++;
+    }
+    if (!(tf & PAC_TCP_SYN) || (tf & PAC_TCP_RST)) {
+        return false;
+    }
+
+    /* Only the time: the control interval does not run while PAC tracks
+     * nothing (pac_control_restart() starts it afresh). */
+    if (now_us > pac->now) {
+        pac->now = now_us;
+    }
+    /* Nothing is held while PAC tracks nothing: flow_get() has nothing to
+     * emit where the SYN replaces a flow. */
+    idx = flow_get(pac, seg, rx, true, NULL, NULL);
+    if (idx == PAC_NONE) {
+        return false;
+    }
+    f = &pac->flows[idx];
+    if (!(f->flags & PAC_F_RESYNC)) {
+        /* A new flow: no sequence state to drop, only the mark. */
+        pac_resync_flow(pac, idx);
+    }
+    /* What pac_rx() and pac_tx() note of a handshake segment for the window
+     * clamp; no sequence number, no budget, no RTT clock: what follows
+     * passes untracked. */
+    note_mss(f, seg->mss, rx ? PAC_MSS_PEER : PAC_MSS_VM);
+    pac_window_note_wscale(pac, idx, seg, !rx);
+    f->last_seen = (uint32_t) now_us;
+    return false;
 }
 
 static void
@@ -413,6 +470,22 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 pac->iv_holes++;
                 pac->stats.rx_holes++;
             }
+            if (len && pac->cfg.fast_path
+                && !(f->flags & (PAC_F_RCV_BASE | PAC_F_ACK_BASE))) {
+                /* A connection first seen mid-stream, by its peer's data:
+                 * with the fast path, the usual case, for every connection
+                 * whose request passed untracked before the burst it was
+                 * part of started tracking.  The receiver has acknowledged
+                 * what came before this segment, as far as PAC can tell.
+                 * Without this base, the receiver's first ACK would set it
+                 * and count as a duplicate ACK, one segment, though it
+                 * acknowledges the segments seen since and the peer's
+                 * window grows by as much: a delayed ACK of two segments
+                 * lets four out (in the model, three such connections
+                 * overflowed the buffer by a segment). */
+                f->last_ack = seg->seq;
+                f->flags |= PAC_F_ACK_BASE;
+            }
             if (!(f->flags & PAC_F_RCV_BASE)
                 || (pac_seq_gt(end, f->rcv_nxt)
                     && !pac_seq_gt(seg->seq, window_end(pac, f)))) {
@@ -435,6 +508,9 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             pac->last_rx_data = pac->now;
             f->flags &= ~PAC_F_DRY;
             pac_flow_wnd(pac, f)->dry_waits = 0;
+            if (len <= f->mss && len > pac_flow_wnd(pac, f)->rx_max_len) {
+                pac_flow_wnd(pac, f)->rx_max_len = len;
+            }
             pac_out_list_update(pac, flow_idx, true);
             f->rx_bytes = (f->rx_bytes + len < f->rx_bytes
                            ? UINT32_MAX : f->rx_bytes + len);
@@ -457,7 +533,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                     pac_queue_head_to_ack(pac, flow_idx);
                 }
                 pac_window_note_fill(pac, f, f->rcv_nxt);
-                if (pac_is_short_segment(f, len)
+                if (pac_is_short_segment(pac, f, len)
                     && !pac_window_at_edge(pac, f, f->rcv_nxt)
                     && !(pac_answer_unfinished(pac, f)
                          && pac_window_may_fill(pac, f, len))) {
@@ -762,6 +838,7 @@ pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux)
         scan_flows(pac, emit, aux);
     }
     pac_schedule(pac, emit, aux);
+    pac_watch_run(pac);
 }
 
 void
@@ -788,6 +865,7 @@ pac_next_wakeup(const struct pac *pac)
 
         next = MIN(next, pac->now + (silent < limit ? limit - silent : 0));
     }
+    next = MIN(next, pac_watch_wakeup(pac));
     /* The control interval may have shrunk since it started. */
     return MAX(next, pac->now);
 }
@@ -804,6 +882,7 @@ pac_get_stats(const struct pac *pac, struct pac_stats *stats)
     stats->flows = pac->n_flows;
     stats->held = pac->n_held;
     stats->held_bytes = pac->held_bytes;
+    stats->tracking = pac_tracking(pac);
     memcpy(stats->held_per_level, pac->n_held_level,
            sizeof stats->held_per_level);
 }

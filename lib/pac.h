@@ -183,6 +183,17 @@ struct pac_config {
      * connections at one hash chain.  A test or a model that wants the
      * same table layout on every run sets one.  [0] */
     uint64_t hash_seed;
+
+    /* The fast path (lib/pac-watch.c): while no burst of window triggers
+     * announces an incast, PAC tracks no connection and the caller passes
+     * every segment at once, telling PAC only what pac_watch_rx() and
+     * pac_watch_tx() take.  PAC starts tracking when the initial windows
+     * that the receiver's recent requests and SYN-ACKs may bring reach half
+     * the threshold, and stops once it has held nothing and had little in
+     * flight for a while, keeping the connections it knows (MSS, window
+     * scales) but not their sequence numbers.
+     * [false] */
+    bool fast_path;
 };
 
 /* Fills 'cfg' with the defaults. */
@@ -429,8 +440,36 @@ void pac_batch_end(struct pac *pac, pac_emit_cb *emit, void *aux);
 void pac_prefetch(const struct pac *pac, struct pac_segment *const segs[],
                   size_t n, bool rx);
 
+/* The fast path (struct pac_config's 'fast_path').
+ *
+ * pac_tracking() tells whether PAC tracks connections now: then every
+ * segment goes to pac_rx() and pac_tx() as usual.  While it returns false,
+ * the caller passes every segment at once, untouched (no held packet, no
+ * window clamp), and calls instead, for each segment:
+ *
+ *   - with SYN set, either way (rare: the caller may parse it whole):
+ *     pac_watch_syn(), which notes the connection's MSS and window scales,
+ *     so that the window clamp works on it once PAC tracks;
+ *
+ *   - toward the receiver: pac_watch_rx() with its TCP payload length;
+ *
+ *   - from the receiver: pac_watch_tx() with its TCP flags and payload
+ *     length.
+ *
+ * If pac_watch_tx() or pac_watch_syn() returns true, PAC tracks from this
+ * segment on: the caller hands this segment, and every one after it, to
+ * pac_tx() (and pac_rx()) instead.  Connections whose sequence numbers PAC
+ * has not followed are then picked up from their next segments, as after
+ * an eviction.  pac_run() ends tracking. */
+bool pac_tracking(const struct pac *pac);
+bool pac_watch_syn(struct pac *pac, const struct pac_segment *seg, bool rx,
+                   uint64_t now_us);
+void pac_watch_rx(struct pac *pac, uint32_t payload, uint64_t now_us);
+bool pac_watch_tx(struct pac *pac, uint8_t tcp_flags, uint32_t payload,
+                  uint64_t now_us);
+
 /* Runs timers due at 'now_us': max_hold releases, control-interval updates,
- * idle flow expiry.  May emit. */
+ * idle flow expiry, the end of tracking (fast path).  May emit. */
 void pac_run(struct pac *pac, uint64_t now_us, pac_emit_cb *emit, void *aux);
 
 /* Returns when pac_run() next has something to do (UINT64_MAX: nothing until
@@ -510,6 +549,11 @@ struct pac_stats {
     uint64_t untracked;             /* Table full, nothing evictable. */
     uint64_t chain_full;            /* New flows not tracked: their hash
                                      * chain held PAC_MAX_CHAIN flows. */
+    bool tracking;                  /* pac_tracking() (fast path). */
+    uint64_t tracking_starts;       /* Fast path: times PAC started and */
+    uint64_t tracking_stops;        /* stopped tracking connections. */
+    uint64_t fast_rx_packets;       /* Segments passed on the fast path, */
+    uint64_t fast_tx_packets;       /* toward and from the receiver. */
     uint64_t rst_ignored;           /* RSTs toward the receiver whose
                                      * sequence number was not the one
                                      * expected: no flow state removed. */

@@ -58,6 +58,10 @@ usage(void)
            "zero-window\n"
            "                            copies of held requests; default "
            "50000)\n"
+           "  --fast-path               PAC's fast_path: track no "
+           "connection until a\n"
+           "                            burst of requests could bring half "
+           "the threshold\n"
            "  --threshold T             PAC threshold, bytes (default: "
            "the buffer)\n"
            "  --time-limit-s S          simulated time limit (default "
@@ -133,7 +137,7 @@ main(int argc, char *argv[])
         OPT_MODE = 256, OPT_SENDERS, OPT_WORKLOAD, OPT_BYTES, OPT_BUFFER,
         OPT_RATE, OPT_ACCESS, OPT_RTT, OPT_ROUNDS, OPT_DELACK, OPT_IW,
         OPT_JITTER, OPT_SEED, OPT_THRESHOLD, OPT_TIME_LIMIT, OPT_TRACE,
-        OPT_QUIET, OPT_NO_CLAMP, OPT_REQUEST_COPY,
+        OPT_QUIET, OPT_NO_CLAMP, OPT_REQUEST_COPY, OPT_FAST_PATH,
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, OPT_MODE},
@@ -155,6 +159,7 @@ main(int argc, char *argv[])
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"no-clamp", no_argument, NULL, OPT_NO_CLAMP},
         {"request-copy-us", required_argument, NULL, OPT_REQUEST_COPY},
+        {"fast-path", no_argument, NULL, OPT_FAST_PATH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -242,6 +247,9 @@ main(int argc, char *argv[])
             break;
         case OPT_REQUEST_COPY:
             cfg.request_copy_us = parse_size(optarg, "request copy time");
+            break;
+        case OPT_FAST_PATH:
+            cfg.fast_path = true;
             break;
         case OPT_QUIET:
             quiet = true;

@@ -13,12 +13,22 @@
  *   libpac (pac_rx) -> receiver's TCP.
  *
  * Reverse path (receiver -> sender i): receiver's TCP -> libpac (pac_tx,
- * may hold) -> fixed delay rtt/2, never congested, never lossy. */
+ * may hold) -> fixed delay rtt/2, never congested, never lossy.
+ *
+ * With the fast path (--fast-path), libpac sees pac_watch_rx() and
+ * pac_watch_tx() (pac_watch_syn() for segments with SYN set) instead of
+ * pac_rx() and pac_tx() while it tracks no connection (pac_tracking()),
+ * and the segments pass untouched. */
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "sim-private.h"
+
+/* pac_run() calls in a row at one instant that the fast path's end of
+ * tracking may ask for before the model counts a stuck wakeup: enough
+ * for the default table (16 384 flows, a chunk of 256 each). */
+#define SIM_PAC_NOW_RUNS 1024
 
 static uint64_t
 sim_net_serialise_ns(uint64_t bytes, uint64_t rate_bps)
@@ -265,10 +275,21 @@ sim_net_pac_timer(struct sim *sim, const struct sim_event *ev)
     }
 
     uint64_t now_us = sim_now_us(sim);
+
     pac_run(sim->pac, now_us, sim_net_pac_emit, sim);
     sim_net_pac_trace(sim, "run", 0);
 
     uint64_t wakeup = pac_next_wakeup(sim->pac);
+    if (wakeup <= now_us && sim->cfg.fast_path && pac_tracking(sim->pac)
+        && sim->pac_now_runs < SIM_PAC_NOW_RUNS) {
+        /* The end of tracking marks the flows a chunk per pac_run() and
+         * asks for the next at once: not stuck while that goes on (a
+         * chunk marks 256 flows or looks at 16 384 buckets). */
+        sim->pac_now_runs++;
+        sim_timer_arm(sim, &sim->pac_timer, sim->now, SIM_EV_PAC_TIMER, 0);
+        return;
+    }
+    sim->pac_now_runs = 0;
     if (wakeup <= now_us) {
         /* pac_run() should have done what was due; do not spin on it. */
         sim->res->pac_stuck_wakeups++;
@@ -277,6 +298,32 @@ sim_net_pac_timer(struct sim *sim, const struct sim_event *ev)
     } else {
         sim_net_pac_schedule(sim);
     }
+}
+
+/* Tells libpac, which tracks no connection, of segment 'seg' ('rx' if
+ * toward the receiver), as the datapath does: a segment with SYN set goes
+ * whole to pac_watch_syn(), the others' flags and payload to
+ * pac_watch_rx() or pac_watch_tx().  Returns true if libpac starts
+ * tracking with it (a segment from the receiver): it then goes to
+ * pac_tx(). */
+static bool
+sim_net_watch(struct sim *sim, const struct pac_segment *seg, bool rx)
+{
+    uint64_t now_us = sim_now_us(sim);
+    bool track;
+
+    if (seg->tcp_flags & PAC_TCP_SYN) {
+        track = pac_watch_syn(sim->pac, seg, rx, now_us);
+        /* The flow table may have a flow more: pac_run() scans it. */
+        if (!track) {
+            sim_net_pac_schedule(sim);
+        }
+        return track && !rx;
+    } else if (rx) {
+        pac_watch_rx(sim->pac, seg->payload_len, now_us);
+        return false;
+    }
+    return pac_watch_tx(sim->pac, seg->tcp_flags, seg->payload_len, now_us);
 }
 
 /* The receiver's TCP emits 'pkt'. */
@@ -289,6 +336,12 @@ sim_net_rcv_output(struct sim *sim, struct sim_pkt *pkt)
 
     pkt->born_ns = sim->now;
     if (sim->cfg.mode == SIM_MODE_OFF || !ok) {
+        sim_net_reverse_send(sim, pkt);
+        return;
+    }
+    if (!pac_tracking(sim->pac) && !sim_net_watch(sim, &seg, false)) {
+        /* The fast path: it goes as it is. */
+        sim->res->pac_passed++;
         sim_net_reverse_send(sim, pkt);
         return;
     }
@@ -339,7 +392,9 @@ sim_net_rcv_arrive(struct sim *sim, struct sim_pkt *pkt)
                   pkt->conn, pkt->seq, pkt->ack, pkt->len,
                   sim_flags_str(pkt->flags));
     }
-    if (sim->cfg.mode != SIM_MODE_OFF && ok) {
+    if (sim->cfg.mode != SIM_MODE_OFF && ok && !pac_tracking(sim->pac)) {
+        sim_net_watch(sim, &seg, true);
+    } else if (sim->cfg.mode != SIM_MODE_OFF && ok) {
         pac_rx(sim->pac, &seg, sim_now_us(sim), sim_net_pac_emit, sim);
         sim_net_pac_trace(sim, "rx", pkt->conn);
         sim_net_pac_schedule(sim);
@@ -382,6 +437,10 @@ sim_net_pac_finish(struct sim *sim)
     sim->res->pac_request_triggers = st.request_triggers;
     sim->res->pac_handshake_triggers = st.handshake_triggers;
     sim->res->pac_stale_events = st.stale_events;
+    sim->res->pac_tracking_starts = st.tracking_starts;
+    sim->res->pac_tracking_stops = st.tracking_stops;
+    sim->res->pac_fast_rx = st.fast_rx_packets;
+    sim->res->pac_fast_tx = st.fast_tx_packets;
 
     pac_destroy(sim->pac, sim_net_pac_final_emit, sim);
     sim->pac = NULL;

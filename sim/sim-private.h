@@ -246,6 +246,9 @@ struct sim {
     struct sim_timer pac_timer;
     uint32_t held;              /* Packets libpac holds now. */
     struct sim_pkt *tx_pkt;     /* Packet inside pac_tx(), if any. */
+    uint32_t pac_now_runs;      /* pac_run() calls in a row that left a
+                                 * wakeup at once (the fast path's end of
+                                 * tracking: a chunk per call). */
 
     /* Packet pool. */
     struct sim_pkt *free_pkts;

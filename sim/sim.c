@@ -105,6 +105,7 @@ sim_config_init(struct sim_config *cfg)
     cfg->request_bytes = 100;
     cfg->threshold = 0;
     cfg->clamp_window = true;
+    cfg->fast_path = false;
 
     struct pac_config pc;
 
@@ -320,6 +321,7 @@ sim_run(const struct sim_config *cfg, struct sim_result *res)
         pc.threshold = cfg->threshold ? cfg->threshold : cfg->buffer_bytes;
         pc.clamp_window = cfg->clamp_window;
         pc.request_copy_us = cfg->request_copy_us;
+        pc.fast_path = cfg->fast_path;
         if (!pac_config_check(&pc, err, sizeof err)) {
             fprintf(stderr, "sim: bad PAC configuration: %s\n", err);
             error = -1;
@@ -431,6 +433,13 @@ sim_print_details(FILE *out, const struct sim_config *cfg,
                 res->pac_silence_resets, res->pac_request_triggers,
                 res->pac_handshake_triggers, res->pac_stale_events,
                 res->pac_request_copies);
+        if (cfg->fast_path) {
+            fprintf(out, "  pac: fast_path tracking_starts=%" PRIu64
+                    " tracking_stops=%" PRIu64 " fast_rx=%" PRIu64
+                    " fast_tx=%" PRIu64 "\n", res->pac_tracking_starts,
+                    res->pac_tracking_stops, res->pac_fast_rx,
+                    res->pac_fast_tx);
+        }
         if (res->pac_bad_emits || res->pac_stuck_wakeups) {
             fprintf(out, "  pac: CONTRACT bad_emits=%" PRIu64
                     " stuck_wakeups=%" PRIu64 "\n", res->pac_bad_emits,

@@ -65,6 +65,10 @@ struct sim_config {
     uint32_t threshold;         /* 0: use 'buffer_bytes'. */
     bool clamp_window;          /* pac_config's clamp_window. */
     uint32_t request_copy_us;   /* pac_config's request_copy_us. */
+    bool fast_path;             /* pac_config's fast_path: the receiver's
+                                 * port calls pac_watch_rx() and
+                                 * pac_watch_tx() while PAC tracks no
+                                 * connection. */
 
     uint64_t seed;
     uint64_t time_limit_ns;     /* Give up after this much simulated time. */
@@ -124,6 +128,10 @@ struct sim_result {
     uint64_t pac_request_triggers;
     uint64_t pac_handshake_triggers;
     uint64_t pac_stale_events;
+    uint64_t pac_tracking_starts;   /* Fast path (pac_get_stats()). */
+    uint64_t pac_tracking_stops;
+    uint64_t pac_fast_rx;       /* Segments passed on the fast path. */
+    uint64_t pac_fast_tx;
 
     /* Model sanity. */
     uint64_t parse_errors;      /* Built packets that did not parse back. */

@@ -69,6 +69,13 @@ tests_test_pac_random_SOURCES = tests/test-pac-random.c $(PAC_UNIT_SOURCES)
 tests_test_pac_random_LDADD = lib/libpac.la
 tests_test_pac_random_CFLAGS = $(PAC_UNIT_CFLAGS)
 
+# The fast path (lib/pac-watch.c): when tracking starts and stops.
+check_PROGRAMS += tests/test-pac-watch
+TESTS += tests/test-pac-watch
+tests_test_pac_watch_SOURCES = tests/test-pac-watch.c $(PAC_UNIT_SOURCES)
+tests_test_pac_watch_LDADD = lib/libpac.la
+tests_test_pac_watch_CFLAGS = $(PAC_UNIT_CFLAGS)
+
 # Regression tests of bugs found in lib/ (one test each).
 check_PROGRAMS += tests/test-pac-bugs
 TESTS += tests/test-pac-bugs

@@ -20,7 +20,11 @@
  * none to tens of minutes, forward and backward; bursts (pac_batch_begin()
  * and pac_batch_end(), with pac_prefetch()); pac_flush(); segments the
  * parser could not read (pac_tx_unparsed()).  Segments are
- * what the parser can produce (tests/fuzz-parse.c checks that side).
+ * what the parser can produce (tests/fuzz-parse.c checks that side).  With
+ * the fast path (cfg.fast_path, drawn like every knob), the driver acts as
+ * the datapath does: while pac_tracking() says no, a segment goes to
+ * pac_watch_rx() or pac_watch_tx() instead, and passes, unless
+ * pac_watch_tx() says to hand it to pac_tx().
  *
  * After every call it checks:
  *
@@ -52,6 +56,12 @@
  *   - a lowered window is never larger than the one the receiver sent;
  *   - the window triggers that the copies' foresight walk has looked at
  *     are the first of their age FIFO, as many as it counts;
+ *   - while PAC does not track connections (the fast path): nothing is
+ *     held, nothing is in flight, and every flow in the table is marked
+ *     PAC_F_RESYNC with no sequence state (no base, budget, answer, edge,
+ *     verdict; not busy, not on the outstanding list): its next tracked
+ *     segment picks it up afresh; without the fast path PAC always tracks,
+ *     no flow is ever so marked, and the fast path's counters stay 0;
  *   - after pac_run() at the latest time: no connection's oldest held ACK
  *     has been its oldest for max_hold_us, and pac_next_wakeup() is in the
  *     future, at the latest after two more pac_run() calls at its word
@@ -166,6 +176,12 @@ struct fz {
     uint64_t n_emitted;
     uint64_t n_passed;
     uint64_t n_held_ever;
+    uint64_t n_fast_tx;         /* Passed on the fast path (of n_passed). */
+    int tx_pending;             /* 1 between a pac_watch_tx() that starts
+                                 * tracking and the pac_tx() of its
+                                 * segment. */
+    uint64_t n_rx;              /* Segments toward the receiver. */
+    uint64_t n_fast_rx;         /* Of those, given to pac_watch_rx(). */
 
     struct fz_conn *tx_conn;    /* Of the pac_tx() call in progress. */
     struct fit_watch fit;
@@ -631,6 +647,12 @@ end_call(bool own_in_turn, bool own_left)
         fprintf(stderr, "  in_flight %"PRIu64" threshold %"PRIu64
                 " unattributed %"PRIu64" held %"PRIu32"\n", st.in_flight,
                 st.threshold, fz.pac->unattributed, st.held);
+        if (fz.cfg.fast_path) {
+            fprintf(stderr, "  tracking %d starts %"PRIu64" stops %"PRIu64
+                    " flows %"PRIu32" resync %"PRIu32"\n", st.tracking,
+                    st.tracking_starts, st.tracking_stops, st.flows,
+                    fz.pac->n_resync);
+        }
     }
     fit_watch_end(&fz.fit, fz.pac, own_in_turn, own_left);
     check_fit(-1);
@@ -719,6 +741,28 @@ do_rx(void)
         fz.rx_seqs[fz.n_rx_seqs++].seq = end;
     }
 
+    fz.n_rx++;
+    if (!pac_tracking(fz.pac)) {
+        /* The fast path: a segment with SYN set goes whole to
+         * pac_watch_syn(), which never starts tracking with a segment
+         * toward the receiver. */
+        bool syn = flags & PAC_TCP_SYN;
+
+        begin_call(syn ? "pac_watch_syn" : "pac_watch_rx");
+        if (fz.verbose) {
+            fprintf(stderr, "  conn %d flags %#x len %"PRIu32"\n", conn,
+                    flags, len);
+        }
+        if (syn) {
+            FUZZ_ASSERT(!pac_watch_syn(fz.pac, &s, true, fz.now), -1);
+        } else {
+            pac_watch_rx(fz.pac, len, fz.now);
+        }
+        FUZZ_ASSERT(!pac_tracking(fz.pac), -1);
+        fz.n_fast_rx++;
+        end_call(false, false);
+        return;
+    }
     begin_call("pac_rx");
     if (fz.verbose) {
         fprintf(stderr, "  conn %d flags %#x seq %"PRIu32" len %"PRIu32
@@ -831,6 +875,40 @@ do_tx(void)
     p->state = PS_NEW;
     p->copied = false;
     fz.n_pkts++;
+
+    if (!pac_tracking(fz.pac)) {
+        /* The fast path: the segment passes as it is, unless it starts
+         * tracking, which counts what the triggers that passed may still
+         * bring: in_flight rises as if they left now. */
+        bool track;
+
+        begin_call(flags & PAC_TCP_SYN ? "pac_watch_syn" : "pac_watch_tx");
+        if (fz.verbose) {
+            fprintf(stderr, "  packet %d conn %d flags %#x len %"PRIu32"\n",
+                    pkt, conn, flags, len);
+        }
+        FUZZ_ASSERT(!fz.total_held, pkt);
+        track = (flags & PAC_TCP_SYN
+                 ? pac_watch_syn(fz.pac, &s, false, fz.now)
+                 : pac_watch_tx(fz.pac, flags, len, fz.now));
+        FUZZ_ASSERT(track == pac_tracking(fz.pac), pkt);
+        if (!track) {
+            p->state = PS_PASSED;
+            fz.n_passed++;
+            fz.n_fast_tx++;
+            if (fz.verbose) {
+                fprintf(stderr, "  passed untracked\n");
+            }
+        } else if (fz.verbose) {
+            fprintf(stderr, "  tracking starts\n");
+        }
+        fz.tx_pending = track;
+        end_call(false, true);
+        fz.tx_pending = 0;
+        if (!track) {
+            return;
+        }
+    }
 
     begin_call("pac_tx");
     if (fz.verbose) {
@@ -1048,6 +1126,37 @@ dump_budgets(void)
     }
 }
 
+/* While PAC tracks no connection: every flow is marked PAC_F_RESYNC and
+ * keeps nothing of the sequence numbers it no longer follows. */
+static void
+check_untracked_flows(void)
+{
+    const struct pac *pac = fz.pac;
+    uint32_t n = 0;
+
+    FUZZ_ASSERT(pac->n_resync == pac->n_flows, -1);
+    FUZZ_ASSERT(!pac->n_busy && !pac->n_outstanding, -1);
+    FUZZ_ASSERT(pac->out_head == PAC_NONE, -1);
+    for (uint32_t i = 0; i < pac->cfg.max_flows; i++) {
+        const struct pac_flow *f = &pac->flows[i];
+        const struct pac_flow_wnd *w = &pac->flow_wnd[i];
+
+        if (!(f->flags & PAC_F_IN_USE)) {
+            continue;
+        }
+        n++;
+        FUZZ_ASSERT(f->flags & PAC_F_RESYNC, -1);
+        FUZZ_ASSERT(!(f->flags & (PAC_F_SYN_SENT | PAC_F_SYNACK_SENT
+                                  | PAC_F_ACK_BASE | PAC_F_RCV_BASE
+                                  | PAC_F_IN_RESP | PAC_F_BUDGET | PAC_F_DRY
+                                  | PAC_F_MEASURING | PAC_F_BUSY
+                                  | PAC_F_ON_OUT_LIST)), -1);
+        FUZZ_ASSERT(!(w->bits & ~PAC_W_SCALE_BITS), -1);
+        FUZZ_ASSERT(!w->n_old_edges && !f->n_held, -1);
+    }
+    FUZZ_ASSERT(n == pac->n_flows, -1);
+}
+
 static void
 check_all(void)
 {
@@ -1070,8 +1179,29 @@ check_all(void)
     FUZZ_ASSERT(sum == st.held, -1);
 
     /* Counters. */
-    FUZZ_ASSERT(st.tx_packets == (uint64_t) fz.n_pkts, -1);
-    FUZZ_ASSERT(st.tx_passed == fz.n_passed, -1);
+    FUZZ_ASSERT(st.tx_packets + st.fast_tx_packets + fz.tx_pending
+                == (uint64_t) fz.n_pkts, -1);
+    FUZZ_ASSERT(st.fast_tx_packets == fz.n_fast_tx, -1);
+    FUZZ_ASSERT(st.tx_passed == fz.n_passed - fz.n_fast_tx, -1);
+    FUZZ_ASSERT(st.rx_packets + st.fast_rx_packets == fz.n_rx, -1);
+    FUZZ_ASSERT(st.fast_rx_packets == fz.n_fast_rx, -1);
+
+    /* The fast path: nothing held, tracked or in flight while PAC does not
+     * track connections, and always tracking without it. */
+    FUZZ_ASSERT(st.tracking == pac_tracking(fz.pac), -1);
+    if (!fz.cfg.fast_path) {
+        FUZZ_ASSERT(st.tracking, -1);
+        FUZZ_ASSERT(!st.fast_rx_packets && !st.fast_tx_packets, -1);
+        FUZZ_ASSERT(!st.tracking_starts && !st.tracking_stops, -1);
+    } else {
+        FUZZ_ASSERT(st.tracking_stops + st.tracking == st.tracking_starts,
+                    -1);
+    }
+    if (!st.tracking) {
+        FUZZ_ASSERT(!st.held && !fz.total_held, -1);
+        FUZZ_ASSERT(!st.in_flight && !fz.pac->unattributed, -1);
+        check_untracked_flows();
+    }
     FUZZ_ASSERT(st.tx_held == fz.n_held_ever, -1);
     for (int c = 0; c < PAC_N_REL_CAUSES; c++) {
         released += st.released[c];
@@ -1106,14 +1236,19 @@ check_all(void)
         FUZZ_ASSERT(!(fz.pac->held[h].flags & PAC_H_FORESEEN), -1);
     }
 
-    /* in_flight and the flows' budgets. */
+    /* in_flight and the flows' budgets; the flows marked PAC_F_RESYNC,
+     * which only the fast path marks. */
+    n = 0;
     for (uint32_t i = 0; i < fz.cfg.max_flows; i++) {
         const struct pac_flow *f = &fz.pac->flows[i];
 
         if (f->flags & PAC_F_IN_USE) {
             accounted += pac_flow_outstanding(f);
+            n += (f->flags & PAC_F_RESYNC) != 0;
         }
     }
+    FUZZ_ASSERT(n == fz.pac->n_resync, -1);
+    FUZZ_ASSERT(fz.cfg.fast_path || !n, -1);
     accounted += fz.pac->unattributed;
     if (st.in_flight > accounted) {
         dump_budgets();

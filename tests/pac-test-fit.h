@@ -17,7 +17,8 @@
  * threshold admits is a violation if in_flight was above 0 at the previous
  * observation and nothing could have lowered it since.  Everything that
  * lowers in_flight without a release shows in a counter (received data,
- * reclaims, resets, corrections, flows removed); a release of a request
+ * reclaims, resets, corrections, flows removed, the end of tracking on the
+ * fast path); a release of a request
  * lowers its own flow's share, but only together with a trigger of its
  * own, so in_flight stays above 0.
  *
@@ -65,7 +66,8 @@ fit_lowered(const struct pac_stats *a, const struct pac_stats *b)
             || a->corrections != b->corrections
             || a->evictions != b->evictions
             || a->flows_expired != b->flows_expired
-            || a->flows_closed != b->flows_closed);
+            || a->flows_closed != b->flows_closed
+            || a->tracking_stops != b->tracking_stops);
 }
 
 static inline void

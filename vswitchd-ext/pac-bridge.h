@@ -155,7 +155,12 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     STAT(triggers, request_triggers)               \
     STAT(triggers, handshake_triggers)             \
     STAT(triggers, windows_clamped)                \
-    STAT(triggers, request_copies)
+    STAT(triggers, request_copies)                 \
+    STAT(fast, tracking)                           \
+    STAT(fast, tracking_starts)                    \
+    STAT(fast, tracking_stops)                     \
+    STAT(fast, fast_rx_packets)                    \
+    STAT(fast, fast_tx_packets)
 
 /* Most keys pac_bridge_stats_list() fills: one per entry of
  * PAC_BRIDGE_STATS. */

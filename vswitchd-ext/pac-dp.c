@@ -998,6 +998,96 @@ pac_dp_execute_tx(struct pac_dp *dp, struct pac_dp_instance *inst,
     pac_dp_update_wakeup(dp, inst);
 }
 
+/* The fast path (libpac's pac_watch_*(): see pac.h).  While PAC tracks no
+ * connection of a port, a segment costs reading two fields of the TCP
+ * header that OVS's flow extraction already found: no parse, no hash, no
+ * flow lookup. */
+
+/* Reads the TCP flags and payload length of 'packet' from the header that
+ * OVS's flow extraction located.  Returns false if it located none (a
+ * packet executed without extraction) or the header is cut short. */
+static bool
+pac_dp_peek_tcp(const struct dp_packet *packet, uint8_t *flags,
+                uint32_t *payload)
+{
+    const struct tcp_header *th = dp_packet_l4(packet);
+    size_t l4_size, header_len;
+
+    if (!th) {
+        return false;
+    }
+    l4_size = dp_packet_l4_size(packet);
+    if (l4_size < TCP_HEADER_LEN) {
+        return false;
+    }
+    header_len = TCP_OFFSET(th->tcp_ctl) * 4;
+    if (header_len < TCP_HEADER_LEN || header_len > l4_size) {
+        return false;
+    }
+    *flags = TCP_FLAGS(th->tcp_ctl);
+    *payload = l4_size - header_len;
+    return true;
+}
+
+/* Tells libpac of one segment of a port it does not track: 'rx' if toward
+ * the receiver.  A segment with SYN set is parsed whole, for the MSS and
+ * window scale options that the window clamp needs once PAC tracks; the
+ * others cost a look at the header OVS located.  TCP that cannot be read
+ * triggers nothing that can be known.  Returns true if PAC starts tracking
+ * with this segment (one from the receiver): it then goes to pac_tx(). */
+static bool
+pac_dp_watch(struct pac_dp_instance *inst, const struct dp_packet *packet,
+             bool rx, uint64_t now_us)
+    OVS_REQUIRES(inst->mutex)
+{
+    struct pac_segment seg;
+    uint8_t flags;
+    uint32_t len;
+
+    if (!pac_dp_peek_tcp(packet, &flags, &len)) {
+        if (pac_dp_parse(packet, &seg) != PAC_PARSE_OK) {
+            return false;
+        }
+        flags = seg.tcp_flags;
+        len = seg.payload_len;
+    } else if ((flags & TCP_SYN)
+               && pac_dp_parse(packet, &seg) != PAC_PARSE_OK) {
+        return false;
+    }
+    if (flags & TCP_SYN) {
+        /* Only the receiver's SYN-ACK is a trigger. */
+        bool track = pac_watch_syn(inst->pac, &seg, rx, now_us);
+
+        return track && !rx;
+    }
+    if (rx) {
+        pac_watch_rx(inst->pac, len, now_us);
+        return false;
+    }
+    return pac_watch_tx(inst->pac, flags, len, now_us);
+}
+
+/* pac(id=N,...) while 'inst' tracks nothing: tells libpac of each segment
+ * of 'batch' until one makes it start tracking.  Returns how many segments
+ * pass untracked: all of them, or those before the one that started
+ * tracking, which goes to pac_tx() with the rest ('rx' segments never
+ * start it). */
+static size_t
+pac_dp_watch_batch(struct pac_dp_instance *inst,
+                   const struct dp_packet_batch *batch, bool rx,
+                   uint64_t now_us)
+    OVS_REQUIRES(inst->mutex)
+{
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        if (pac_dp_watch(inst, packet, rx, now_us)) {
+            return i;
+        }
+    }
+    return dp_packet_batch_size(batch);
+}
+
 /* Runs the nested actions of 'pa' on 'batch' without PAC. */
 static void
 pac_dp_pass(struct dp_packet_batch *batch, const struct pac_dp_action *pa,
@@ -1027,6 +1117,7 @@ pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
     struct dp_packet_batch copy;
     struct pac_dp_action pa;
     struct pac_dp_out out;
+    size_t n_passed = 0;
 
     if (!pac_dp_action_parse(a, &pa)) {
         /* odp-util never builds one; drop like an unknown action. */
@@ -1048,16 +1139,37 @@ pac_dp_execute_action(struct pac_dp *dp, struct dp_packet_batch *batch,
         goto done;
     }
 
+    if (!pac_tracking(inst->pac)) {
+        size_t n_untracked = pac_dp_watch_batch(inst, batch, pa.rx, now_us);
+
+        if (n_untracked == dp_packet_batch_size(batch)) {
+            ovs_mutex_unlock(&inst->mutex);
+            pac_dp_pass(batch, &pa, should_steal, exec);
+            goto done;
+        }
+        n_passed = n_untracked;
+    }
+
     pac_dp_out_init(&out);
     if (pa.rx) {
         pac_dp_execute_rx(dp, inst, batch, now_us, &out);
     } else {
         struct dp_packet_batch *mine = batch;
+        size_t n = dp_packet_batch_size(batch);
 
         if (!should_steal) {
             dp_packet_batch_clone(&copy, batch);
             mine = &copy;
         }
+        /* Tracking started in the middle of the batch: the segments
+         * before it pass, first, and pac_tx() gets the rest. */
+        for (size_t i = 0; i < n_passed; i++) {
+            pac_dp_out_add(&out, mine->packets[i], pa.actions,
+                           pa.actions_len, NULL, 0);
+        }
+        memmove(mine->packets, &mine->packets[n_passed],
+                (n - n_passed) * sizeof mine->packets[0]);
+        mine->count = n - n_passed;
         pac_dp_execute_tx(dp, inst, mine, &pa, now_us, &out);
         dp_packet_batch_init(mine);
     }

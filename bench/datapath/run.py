@@ -278,7 +278,8 @@ class Bench:
         if on:
             ovs.pac_enable("vm", threshold=self.threshold,
                            other_config={"max-held": str(self.args.max_held),
-                                         "max-flows": "131072"})
+                                         "max-flows": "131072",
+                                         **dict(self.args.pac_option)})
         else:
             ovs.pac_disable("vm")
 
@@ -463,6 +464,12 @@ def main() -> int:
     p.add_argument("--profile", action="store_true",
                    help="perf record the PMD thread with PAC off and on")
     p.add_argument("--profile-out", type=Path)
+    p.add_argument("--pac-option", action="append", default=[],
+                   type=lambda s: tuple(s.split("=", 1)) if "=" in s
+                   else p.error(f"--pac-option {s}: not KEY=VALUE"),
+                   metavar="KEY=VALUE",
+                   help="another PAC other_config key, e.g. fast-path=true "
+                   "(repeatable)")
     args = p.parse_args()
     if os.geteuid():
         sys.exit("run as root")
