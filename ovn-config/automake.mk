@@ -3,6 +3,7 @@
 # beside it as ovn-config/pac-knobs.json (tools/pac-knobs-dump).
 EXTRA_DIST += \
 	ovn-config/ovs-pac-agent \
+	ovn-config/ovs-pac-agent.8 \
 	ovn-config/ovs-pac-agent.service \
 	ovn-config/ovs-pac-agent.default
 

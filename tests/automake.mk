@@ -110,6 +110,11 @@ tests_pac_knobs_check_CFLAGS = $(PAC_UNIT_CFLAGS)
 TESTS += tests/check-pac-knobs.py
 EXTRA_DIST += tests/check-pac-knobs.py
 
+# The man pages (ovs-pac-agent(8), ovs-vswitchd-pac(8)) render with man -l
+# and document every option and command.
+TESTS += tests/check-man-pages.py
+EXTRA_DIST += tests/check-man-pages.py
+
 # Hostile and malformed traffic: what a tenant or a remote peer can craft.
 check_PROGRAMS += tests/test-pac-hostile
 TESTS += tests/test-pac-hostile

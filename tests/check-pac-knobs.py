@@ -434,8 +434,9 @@ def check_agent_edges(c, agent, table, check):
 
 
 def check_agent_names_key(c, agent, table, check):
-    """A value that breaks a rule: the agent's error names the OVN key, in
-    the rule's words (as ovs-vswitchd names the column)."""
+    """A value that breaks a rule: the agent ignores that key only, and
+    names the OVN key and its level, in the rule's words (as ovs-vswitchd
+    names the column); PAC stays on."""
     knobs = agent.make_knobs(table)
     by_name = {k.name: k for k in knobs}
     for r in table["rules"]:
@@ -449,7 +450,8 @@ def check_agent_names_key(c, agent, table, check):
         setting = a.merge(agent.Setting("lp"),
                           (("port", {"pac": "true", knob.key: text}),))
         c.check("agent: %s %s names the key" % (r["name"], text),
-                setting.error, "%s: %s" % (knob.key, reason))
+                (setting.enabled, setting.ignored_texts()),
+                (True, ["ignored %s (port): %s" % (knob.key, reason)]))
 
 
 def perturbed(table):
@@ -577,6 +579,9 @@ def main():
         srcdir, "ovs-patch", "0005-vswitchd-pac-config.patch"))
     p.add_argument("--doc", default=os.path.join(srcdir, "docs",
                                                  "operator.md"))
+    p.add_argument("--version", default=os.environ.get("PACKAGE_VERSION"),
+                   help="the package's version (default: "
+                   "$PACKAGE_VERSION)")
     args = p.parse_args()
 
     table = read_table(args.dump)
@@ -598,6 +603,8 @@ def main():
     check_agent_names_key(c, agent, table, args.check)
     check_agent_follows_table(c, agent, table)
     check_agent_source(c, source, table)
+    if args.version:
+        c.check("agent: VERSION is configure's", agent.VERSION, args.version)
     print("%d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed else 0
 

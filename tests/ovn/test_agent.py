@@ -70,38 +70,116 @@ def test_port_switch_and_global_keys(ovn: OvnCentral, chassis: Chassis,
     assert row["external_ids"]["ovs-pac-source"] == "global"
 
 
-def test_invalid_values_refused(ovn: OvnCentral, chassis: Chassis,
-                                agent_factory) -> None:
-    """A bad value is refused by key, logged with the logical port, shown in
-    the status, and the port keeps no agent-made PAC row; fixed, it
-    applies."""
+def test_bad_keys_ignored(ovn: OvnCentral, chassis: Chassis,
+                          agent_factory) -> None:
+    """An unknown pac_* key, or a bad value of a known one, at any level
+    (port, switch, global) is ignored where it is and reported (status,
+    pac-agent/show and the log name the key and its level): PAC stays on,
+    the other keys keep their effect, and the next level's value of that
+    key applies."""
     make_port(ovn, chassis)
     agent = agent_factory(chassis)
-    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=true")
-    good = wait_row(chassis, lambda r: r is not None)
+    ovn.nbctl("set", "Logical_Switch", "ls1",
+              "other_config:pac_threshold=50000")
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=true",
+              "options:pac_threshold=64000", "options:pac_max_hold=30000")
+    good = wait_row(chassis, lambda r: r is not None
+                    and r["threshold"] == 64000 and r["max_hold"] == 30000)
+    assert status(chassis) == "enabled (port)"
+
+    def wait_status(expected: str) -> None:
+        wait_until(lambda: status(chassis) == expected, TIMEOUT, 0.2,
+                   f"status {expected!r} (is {status(chassis)!r})")
+
+    # A key of a newer release, set for the whole deployment: PAC stays
+    # on, the row is not even rewritten.
+    ovn.nbctl("set", "NB_Global", ".", "options:pac_some_future_knob=7")
+    wait_status("enabled (port); ignored pac_some_future_knob (global): "
+                "unknown key")
+    assert pac_row(chassis) == good
+    assert "vm1: on (pac from port)" in agent.show()
+    assert ("  ignored pac_some_future_knob=7 (global): unknown key"
+            in agent.show())
+    assert ("logical port vm1: pac_some_future_knob=7 (global): unknown "
+            "key; key ignored") in agent.log()
+    ovn.nbctl("remove", "NB_Global", ".", "options", "pac_some_future_knob")
+    ovn.nbctl("set", "Logical_Switch", "ls1", "other_config:pac_bogus=1")
+    wait_status("enabled (port); ignored pac_bogus (switch): unknown key")
+    assert pac_row(chassis) == good
+    ovn.nbctl("remove", "Logical_Switch", "ls1", "other_config", "pac_bogus")
+
+    # A bad value on the port: that key is ignored there, the switch's
+    # value of it applies, the port's other keys stay.
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1",
+              "options:pac_threshold=abc")
+    row = wait_row(chassis, lambda r: r is not None
+                   and r["threshold"] == 50000)
+    assert row["max_hold"] == 30000 and row["_uuid"] == good["_uuid"]
+    wait_status('enabled (port); ignored pac_threshold (port): "abc" is '
+                'not an integer')
+    assert "  pac_threshold=50000 (switch)" in agent.show()
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1",
+              "options:pac_threshold=64000")
+    good = wait_row(chassis, lambda r: r is not None
+                    and r["threshold"] == 64000)
+    wait_status("enabled (port)")
+
+    # Bad values of keys set nowhere else: ignored, the row as it was.
     cases = [
-        ("pac_threshold=abc", 'pac_threshold: "abc" is not an integer'),
-        ("pac_threshold=100", "pac_threshold: 100 is out of range "
+        ("pac_threshold=100", "port", "pac_threshold: 100 is out of range "
          "[3000, 1073741824]"),
-        ("pac_max_flows=0", "pac_max_flows: 0 is out of range [1, 4194304]"),
-        ("pac_mlfq_thresholds=5000,4000", "pac_mlfq_thresholds: "
+        ("pac_max_flows=0", "switch",
+         "pac_max_flows: 0 is out of range [1, 4194304]"),
+        ("pac_mlfq_thresholds=5000,4000", "global", "pac_mlfq_thresholds: "
          "thresholds must increase with the level (level 1: 5000 bytes, "
          "level 2: 4000 bytes)"),
-        ("pac_ecn=yes", 'pac_ecn: "yes" is not true or false'),
-        ("pac_policy=hold", 'pac_policy: "hold" is not pac, rwnd or rdtcp'),
-        ("pac_bogus=1", "pac_bogus: unknown key"),
+        ("pac_ecn=yes", "port", 'pac_ecn: "yes" is not true or false'),
+        ("pac_policy=hold", "switch",
+         'pac_policy: "hold" is not pac, rwnd or rdtcp'),
     ]
-    for option, reason in cases:
-        key = option.split("=")[0]
-        ovn.nbctl("set", "Logical_Switch_Port", "vm1", f"options:{option}")
-        wait_row(chassis, lambda r: r is None)
-        assert status(chassis) == f"error: {reason}", option
-        assert f"vm1: error: {reason}" in agent.show()
-        assert f"logical port vm1: {reason}" in agent.log()
-        ovn.nbctl("remove", "Logical_Switch_Port", "vm1", "options", key)
-        row = wait_row(chassis, lambda r: r is not None)
-        assert row["threshold"] == good["threshold"]
-        assert status(chassis) == "enabled (port)"
+    where = {"port": ("Logical_Switch_Port", "vm1", "options"),
+             "switch": ("Logical_Switch", "ls1", "other_config"),
+             "global": ("NB_Global", ".", "options")}
+    for option, level, reason in cases:
+        key, text = option.split("=")
+        table, record, column = where[level]
+        if level == "port" and key == "pac_threshold":
+            # The port's own value is the one replaced: the switch's
+            # applies meanwhile.
+            expect = dict(good, threshold=50000)
+        else:
+            expect = good
+        ovn.nbctl("set", table, record, f"{column}:{option}")
+        name, why = reason.split(": ", 1)
+        wait_status(f"enabled (port); ignored {name} ({level}): {why}")
+        got = pac_row(chassis)
+        assert {k: v for k, v in got.items() if k != "_version"} == \
+            {k: v for k, v in expect.items() if k != "_version"}, option
+        if expect is good:
+            assert got == good, f"{option}: the row was rewritten"
+        assert f"  ignored {key}={text} ({level}): {why}" in agent.show()
+        assert (f"logical port vm1: {key}={text} ({level}): {why}; key "
+                "ignored") in agent.log()
+        if level == "port" and key == "pac_threshold":
+            ovn.nbctl("set", table, record, f"{column}:pac_threshold=64000")
+        else:
+            ovn.nbctl("remove", table, record, column, key)
+        wait_status("enabled (port)")
+        good = wait_row(chassis, lambda r: r is not None
+                        and r["threshold"] == 64000)
+
+    # A bad pac value does not turn PAC off either: the next level's pac
+    # applies (here the global one), and with none PAC is off, reported.
+    ovn.nbctl("set", "NB_Global", ".", "options:pac=true")
+    ovn.nbctl("set", "Logical_Switch_Port", "vm1", "options:pac=yes")
+    wait_status('enabled (global); ignored pac (port): "yes" is not true '
+                'or false')
+    assert pac_row(chassis)["threshold"] == 64000
+    ovn.nbctl("remove", "NB_Global", ".", "options", "pac")
+    wait_row(chassis, lambda r: r is None)
+    wait_status('off; ignored pac (port): "yes" is not true or false')
+    assert 'vm1: off\n  ignored pac=yes (port): "yes" is not true or ' \
+        'false' in agent.show()
 
 
 def test_no_rewrite_on_restart_or_unrelated_change(

@@ -1,9 +1,9 @@
 """ovs-pac-agent's port profiles (docs/libvirt.md): a profile of the
 profiles file becomes the PAC row of any Interface whose
 external_ids:port-profile names it (as libvirt writes it from a
-profileid), on a host without OVN too; bad entries are refused by
-profile and key; where OVN's policy sets pac for the port, OVN wins and
-the status says so."""
+profileid), on a host without OVN too; a bad entry is ignored and
+reported by profile and key, a missing profile refused; where OVN's
+policy sets pac for the port, OVN wins and the status says so."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_profile_with_ovn_and_ovn_wins(ovn: OvnCentral, chassis: Chassis,
     assert "interface p1: off (pac from profile off)" in agent.show()
 
 
-def test_profile_bad_entries_refused(ovn: OvnCentral, chassis: Chassis,
+def test_profile_bad_entries_ignored(ovn: OvnCentral, chassis: Chassis,
                                      agent_factory) -> None:
     agent = agent_factory(chassis)
     chassis.add_vm_port("p1", "not-in-ovn")
@@ -110,23 +110,32 @@ def test_profile_bad_entries_refused(ovn: OvnCentral, chassis: Chassis,
                   f"{agent.profiles}"), st
     assert "no such file" in agent.show()
 
+    # A bad entry is ignored, named with its profile; the profile's other
+    # entries apply.
+    agent.write_profiles("[incast]\npac_max_hold = 20000\n")
+    row = wait_row(chassis, lambda r: r is not None, "p1")
     cases = [
         ("pac_threshold = many", 'pac_threshold: "many" is not an integer'),
-        ("pac_threshold = 0", "pac_threshold: 0 is out of range"),
+        ("pac_threshold = 0", "pac_threshold: 0 is out of range "
+         "[3000, 1073741824]"),
         ("pac = yes", 'pac: "yes" is not true or false'),
         ("pac_mlfq_thresholds = 100000,1000",
-         "pac_mlfq_thresholds: thresholds must increase"),
+         "pac_mlfq_thresholds: thresholds must increase with the level "
+         "(level 1: 100000 bytes, level 2: 1000 bytes)"),
         ("pac_thresold = 48000", "pac_thresold: unknown key"),
     ]
     for entry, reason in cases:
-        agent.write_profiles(f"[incast]\n{entry}\n")
-        st = wait_status(chassis, "p1", lambda s: s and reason in s, reason)
-        assert st.startswith(f"error: profile incast: {reason}"), st
-        assert pac_row(chassis, "p1") is None
-        assert f"interface p1: error: profile incast: {reason}" in \
-            agent.show()
-    assert "interface p1 (port-profile incast): profile incast: " \
-        "pac_thresold: unknown key" in agent.log()
+        key, why = reason.split(": ", 1)
+        agent.write_profiles(f"[incast]\npac_max_hold = 20000\n{entry}\n")
+        expected = (f"enabled (profile incast); ignored {key} (profile "
+                    f"incast): {why}")
+        wait_status(chassis, "p1", lambda s: s == expected, expected)
+        assert pac_row(chassis, "p1") == row, entry     # Not rewritten.
+        text = entry.split(" = ")[1]
+        assert (f"  ignored {key}={text} (profile incast): {why}"
+                in agent.show())
+    assert ("interface p1 (port-profile incast): pac_thresold=48000 "
+            "(profile incast): unknown key; key ignored") in agent.log()
 
     # Fixed: the row comes.  A file that does not parse keeps the
     # profiles read before, and says why.

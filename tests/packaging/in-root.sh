@@ -154,6 +154,11 @@ scenario_install() {
                && [ \$(readlink -f /usr/sbin/ovs-vswitchd) = $STOCK_VSWITCHD ]"
     check "ovs-vswitchd.conf.db(5) documents the PAC table" \
         sh -c "zcat /usr/share/man/man5/ovs-vswitchd.conf.db.5.gz | grep -q 'PAC TABLE'"
+    check "ovs-vswitchd-pac(8) and ovs-pac-agent(8) installed" \
+        sh -c "zcat /usr/share/man/man8/ovs-vswitchd-pac.8.gz | grep -q 'RUNTIME MANAGEMENT COMMANDS' \
+               && zcat /usr/share/man/man8/ovs-pac-agent.8.gz | grep -q 'RUNTIME MANAGEMENT COMMANDS'"
+    check "ovs-pac-agent --version names the knob table's libpac" \
+        sh -c "/usr/bin/ovs-pac-agent --version | grep -q '^knob table: libpac .* (/usr/share/ovs-pac/pac-knobs.json)\$'"
 
     echo "# start ovsdb-server with the database in the patched schema"
     must "ovs-ctl starts ovsdb-server" start_ovsdb

@@ -674,12 +674,16 @@ class PacAgent(Started):
     def __init__(self, chassis: Chassis, nb: bool = True,
                  nb_remote: Optional[str] = None,
                  sb_remote: Optional[str] = None,
-                 ssl: Optional[tuple[Path, Path, Path]] = None):
+                 ssl: Optional[tuple[Path, Path, Path]] = None,
+                 name: str = "ovs-pac-agent", extra: Sequence[str] = ()):
         self.chassis = chassis
         # The port profiles file (--profiles): in the chassis's directory,
         # never the host's /etc/ovs-pac/profiles.conf; absent until
-        # write_profiles().
-        self.profiles = chassis.dir / "profiles.conf"
+        # write_profiles().  A second agent ('name') has its own, and its
+        # own pidfile, control socket and log.
+        self.profiles = chassis.dir / (
+            "profiles.conf" if name == "ovs-pac-agent"
+            else f"{name}.profiles.conf")
         args = [AGENT_PYTHON, str(AGENT), f"--ovs-db={chassis.ovs.db_sock}",
                 f"--profiles={self.profiles}"]
         if nb:
@@ -690,7 +694,8 @@ class PacAgent(Started):
             key, cert, ca_cert = ssl
             args += [f"--private-key={key}", f"--certificate={cert}",
                      f"--ca-cert={ca_cert}"]
-        self.daemon = Daemon("ovs-pac-agent", chassis.dir, args,
+        args += list(extra)
+        self.daemon = Daemon(name, chassis.dir, args,
                              dict(chassis.ovs.env), chassis.build.bin(
                                  "ovs-appctl"))
         self.log_ignore: list[str] = []
