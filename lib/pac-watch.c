@@ -35,7 +35,7 @@
  * threshold in flight.  It then marks every flow PAC_F_RESYNC
  * (pac_resync_flow(): its outstanding bytes leave in_flight, its sequence
  * state goes, its MSS and window scales stay), a bounded chunk per
- * pac_run() call (DESIGN §12: work under the instance's lock is bounded),
+ * pac_run() call (DESIGN section 12: work under the instance's lock is bounded),
  * and, once every flow is marked, returns to the fast path.  The flows
  * stay in the table, so that connections outlive quiet spells, and leave
  * it by the idle timeout as usual (pac_run() scans them while PAC tracks
@@ -94,7 +94,7 @@ PAC_STATIC_ASSERT(PAC_WATCH_QUIET_SHARE + PAC_WATCH_SHARE
 
 /* Flows marked per pac_run() call, and buckets of the flow table looked at
  * per call (4 bytes each), while tracking ends: a bounded piece of work
- * under the instance's lock (DESIGN §12: at most 100 us at the configured
+ * under the instance's lock (DESIGN section 12: at most 100 us at the configured
  * maxima), as sch_fq's garbage collection does a few flows per call.  A
  * bucket's chain (at most PAC_MAX_CHAIN flows) is marked whole, so a call
  * marks up to PAC_WATCH_MARK_CHUNK + PAC_MAX_CHAIN - 1. */
@@ -267,13 +267,20 @@ pac_watch_rx(struct pac *pac, uint32_t payload, uint64_t now_us)
     pac_watch_note_rx(pac, false, payload);
 }
 
-/* Whether PAC is quiet: it holds nothing, held nothing since it last saw
- * otherwise, and has little in flight. */
+/* Whether PAC holds nothing and has little in flight now. */
+static bool
+watch_light(const struct pac *pac)
+{
+    return (!pac->n_held
+            && pac->in_flight <= pac->cfg.threshold / PAC_WATCH_QUIET_SHARE);
+}
+
+/* Whether PAC is quiet: light now, and it held nothing since it last saw
+ * otherwise. */
 static bool
 watch_quiet(const struct pac *pac)
 {
-    return (!pac->n_held && pac->stats.tx_held == pac->watch_held_mark
-            && pac->in_flight <= pac->cfg.threshold / PAC_WATCH_QUIET_SHARE);
+    return watch_light(pac) && pac->stats.tx_held == pac->watch_held_mark;
 }
 
 /* Marks PAC_F_RESYNC up to about PAC_WATCH_MARK_CHUNK flows not yet marked,
@@ -343,9 +350,9 @@ pac_watch_wakeup(const struct pac *pac)
         return UINT64_MAX;
     } else if (pac->watch_walking) {
         return pac->now;        /* The next chunk. */
-    } else if (!pac->n_held
-               && pac->in_flight
-                  <= pac->cfg.threshold / PAC_WATCH_QUIET_SHARE) {
+    } else if (watch_light(pac)) {
+        /* Quiet by then, unless a packet was held meanwhile, which that
+         * pac_run() sees and starts the spell again. */
         return pac->watch_quiet_since + PAC_WATCH_QUIET_US;
     }
     /* Busy: the control interval and the hold bounds bring pac_run(). */
