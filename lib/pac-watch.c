@@ -30,20 +30,19 @@
  * receiver's last ACK (pac_rx()), so that the receiver's first ACK counts
  * what it acknowledges.
  *
- * Tracking ends in pac_run(), once PAC has been quiet for
- * PAC_WATCH_QUIET_US: it held nothing and had at most a quarter of the
- * threshold in flight.  It then marks every flow PAC_F_RESYNC
- * (pac_resync_flow(): its outstanding bytes leave in_flight, its sequence
- * state goes, its MSS and window scales stay), a bounded chunk per
- * pac_run() call (DESIGN section 12: work under the instance's lock is
- * bounded), and, once every flow is marked, returns to the fast path.  The flows
- * stay in the table, so that connections outlive quiet spells, and leave
- * it by the idle timeout as usual (pac_run() scans them while PAC tracks
- * none too).  When PAC tracks again, a marked flow's next segment picks it
- * up as one first seen mid-stream.  A packet held, or in_flight above the
- * bound, during the walk abandons it: the flows already marked are picked
- * up again from their next segments.  Nothing is held while a flow is
- * marked, so no held packet is lost or reordered.
+ * Tracking ends in pac_run(), once PAC has been quiet for PAC_WATCH_QUIET_US:
+ * it held nothing and had at most a quarter of the threshold in flight.  It
+ * then marks every flow PAC_F_RESYNC (pac_resync_flow(): its outstanding bytes
+ * leave in_flight, its sequence state goes, its MSS and window scales stay), a
+ * bounded chunk per pac_run() call (DESIGN section 12: work under the
+ * instance's lock is bounded), and, once every flow is marked, returns to the
+ * fast path.  The flows stay in the table, so that connections outlive quiet
+ * spells, and leave it by the idle timeout as usual (pac_run() scans them
+ * while PAC tracks none too).  When PAC tracks again, a marked flow's next
+ * segment picks it up as one first seen mid-stream.  A packet held, or
+ * in_flight above the bound, during the walk abandons it: the flows already
+ * marked are picked up again from their next segments.  Nothing is held while
+ * a flow is marked, so no held packet is lost or reordered.
  *
  * Without cfg.fast_path, PAC always tracks and nothing here runs. */
 
@@ -92,10 +91,10 @@ PAC_STATIC_ASSERT(PAC_WATCH_QUIET_SHARE + PAC_WATCH_SHARE
  * tracked, with the loss cap PAC learned in the last round. */
 #define PAC_WATCH_QUIET_US 100000
 
-/* Flows marked per pac_run() call, and buckets of the flow table looked at
- * per call (4 bytes each), while tracking ends: a bounded piece of work
- * under the instance's lock (DESIGN section 12: at most 100 us at the
- * configured maxima), as sch_fq's garbage collection does a few flows per call.  A
+/* Flows marked per pac_run() call, and buckets of the flow table looked at per
+ * call (4 bytes each), while tracking ends: a bounded piece of work under the
+ * instance's lock (DESIGN section 12: at most 100 us at the configured
+ * maxima), as sch_fq's garbage collection does a few flows per call.  A
  * bucket's chain (at most PAC_MAX_CHAIN flows) is marked whole, so a call
  * marks up to PAC_WATCH_MARK_CHUNK + PAC_MAX_CHAIN - 1. */
 #define PAC_WATCH_MARK_CHUNK 256
