@@ -110,9 +110,9 @@ def results_from_rows(rows: Iterable[dict[str, str]]
         kwargs = {}
         for f in dataclasses.fields(RunResult):
             text = row.get(f.name)
-            if text is None or f.name in ("pac",) or hints[f.name] is list:
-                continue
             kind = hints[f.name]
+            if text is None or kind in (list, dict):
+                continue        # Per-round lists, PAC's counters: not rows.
             if text == "":
                 kwargs[f.name] = None if kind == Optional[float] or \
                     kind == Optional[int] else f.default
