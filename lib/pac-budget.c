@@ -232,6 +232,49 @@ pac_credit_rx(struct pac *pac, uint32_t len, uint32_t credited, bool syn)
     pac->in_flight -= MIN(pac->in_flight, credited + other);
 }
 
+/* Flow 'idx' has received its first data since PAC follows its sequence
+ * numbers: 'len' bytes from 'seq'.  With the fast path, that is how PAC
+ * first sees most connections of a burst: their triggers passed untracked
+ * before the burst started tracking (pac-watch.c), or were sent while the
+ * flow had no sequence number to attach them to (pac_account_send()), and
+ * their windows are in the part of in_flight that is no flow's.
+ *
+ * The rest of the initial window that the trigger let loose comes next, on
+ * this flow, ahead of what its own ACKs trigger, so the flow takes that
+ * much of the unattributed part as its budget, and that data is credited
+ * where it was counted.  Otherwise it would use up the budget of the flow's
+ * first ACKs, the answer's end would take back only what is left of the
+ * flow's budget, and the unattributed part would outlive the answers (16
+ * peers at 10 Gbit/s: a round's initial windows stayed in in_flight and
+ * held two more rounds' requests).
+ *
+ * And this data starts the flow's answer, as if PAC had seen its request,
+ * so that its next request measures the answer's size: without it, the
+ * flow's triggers counted whole windows for a round longer than those of
+ * flows PAC saw asked (pac-trigger.c, answer_estimate()). */
+void
+pac_note_first_data(struct pac *pac, uint32_t idx, uint32_t seq, uint32_t len)
+{
+    struct pac_flow *f = &pac->flows[idx];
+    uint32_t window = pac_init_window(pac, pac->cfg.default_mss);
+    uint32_t claim = MIN(pac->unattributed, window > len ? window - len : 0);
+
+    pac_flow_wnd(pac, f)->bits |= PAC_W_DATA;
+    if (!pac->cfg.fast_path) {
+        return;
+    }
+    if (claim && !pac_flow_outstanding(f)) {
+        pac->unattributed -= claim;
+        f->budget_end = f->rcv_nxt + claim;
+        f->flags |= PAC_F_BUDGET;
+        pac_rr_mark(pac, idx);
+    }
+    if (!(f->flags & PAC_F_IN_RESP)) {
+        f->resp_start = seq;
+        f->flags |= PAC_F_IN_RESP;
+    }
+}
+
 /* Takes flow 'idx's outstanding bytes out of in_flight. */
 void
 pac_reclaim_outstanding(struct pac *pac, uint32_t idx)

@@ -161,7 +161,7 @@ const struct pac_knob pac_knobs[] = {
          "a window of threshold / connections (the receiver-window peer); "
          "rdtcp: that window, and ACKs held first come first served while "
          "the windows they open exceed the threshold (RDTCP)."),
-    FLAG("fast-path", OTHER_CONFIG, fast_path, "true or false", false,
+    FLAG("fast-path", OTHER_CONFIG, fast_path, "true or false", true,
          "Track no connection until a burst of the VM's requests or "
          "SYN-ACKs could bring half the threshold."),
 };

@@ -243,6 +243,8 @@ struct pac_flow_wnd {
 #define PAC_W_REQUEST_HELD 0x80  /* 'request_held' is valid. */
 #define PAC_W_PURE_MAX  0x100   /* 'pure_max' is valid. */
 #define PAC_W_STALE     0x200   /* 'stale_below' is valid. */
+#define PAC_W_DATA      0x400   /* Data arrived since PAC follows the
+                                 * flow's sequence numbers. */
 #define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
 /* What the handshakes told of the window scales (pac_resync_flow() keeps
  * them). */
@@ -532,7 +534,8 @@ pac_init_window(const struct pac *pac, uint32_t mss)
 void pac_watch_init(struct pac *);
 bool pac_watch_note_tx(struct pac *, uint8_t tcp_flags, uint32_t payload,
                        uint64_t now_us);
-void pac_watch_note_rx(struct pac *, bool synack, uint32_t payload);
+void pac_watch_note_rx(struct pac *, bool synack, uint32_t payload,
+                       uint64_t now_us);
 void pac_watch_run(struct pac *);
 uint64_t pac_watch_wakeup(const struct pac *);
 
@@ -566,6 +569,8 @@ void pac_flow_interval(struct pac *, struct pac_flow *, uint32_t bytes);
 void pac_account_send(struct pac *, struct pac_flow *,
                       const struct pac_held *, uint32_t trigger);
 void pac_credit_rx(struct pac *, uint32_t len, uint32_t credited, bool syn);
+void pac_note_first_data(struct pac *, uint32_t flow_idx, uint32_t seq,
+                         uint32_t len);
 void pac_out_list_update(struct pac *, uint32_t flow_idx, bool data);
 void pac_update_busy(struct pac *, uint32_t flow_idx);
 uint32_t pac_dry_time(const struct pac *);

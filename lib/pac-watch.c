@@ -15,12 +15,17 @@
  * each trigger adds an initial window (a SYN, its SYN-ACK's frame), data
  * toward the receiver takes its payload back (a SYN-ACK, its frame), and
  * a short segment, which ends an answer, takes back a whole initial window
- * besides (what is left of the answer's window will not come).  Tracking
- * starts when the estimate reaches half the threshold
- * (PAC_WATCH_SHARE).  The estimate so far becomes in_flight, unattributed
- * (no flow accounts for it: the data no flow asked for takes it back,
- * pac-budget.c), and every segment from the trigger that started tracking
- * on goes through pac_rx() and pac_tx().
+ * besides (what is left of the answer's window will not come).  While two
+ * initial windows or more are still to come, answers are under way
+ * together, in slow start: their data adds its payload instead (its ACK
+ * lets twice as much out).  Tracking starts when the estimate reaches half
+ * the threshold (PAC_WATCH_SHARE), at a trigger or at the receiver's next
+ * segment after data made it grow.  The estimate so far becomes in_flight,
+ * unattributed (no flow accounts for it), and every segment from the one
+ * that started tracking on goes through pac_rx() and pac_tx().  Each flow's
+ * first data then claims the rest of an initial window of it as its budget
+ * (pac_note_first_data()); the data no flow asked for takes back the rest
+ * (pac-budget.c).
  *
  * Segments with SYN set come to pac_watch_syn() (pac.c), which notes the
  * connection's MSS and window scales in its flow, marked PAC_F_RESYNC, and
@@ -135,6 +140,15 @@ is_short(const struct pac *pac, uint32_t payload)
                < pac->cfg.default_mss);
 }
 
+/* Whether the last window trigger is older than the horizon: the estimate
+ * no longer counts what the triggers before it brought. */
+static bool
+watch_expired(const struct pac *pac, uint64_t now_us)
+{
+    return (now_us > pac->watch_last_trigger
+            && now_us - pac->watch_last_trigger > PAC_WATCH_HORIZON_US);
+}
+
 /* What a segment from the receiver with 'tcp_flags' and 'payload' bytes
  * may bring at once, as PAC counts it for a peer it knows nothing of
  * (pac-trigger.c), or 0 if it triggers nothing that counts:
@@ -207,12 +221,18 @@ pac_watch_note_tx(struct pac *pac, uint8_t tcp_flags, uint32_t payload,
     uint32_t trigger = trigger_bytes(pac, tcp_flags, payload);
     uint64_t est;
 
-    if (!trigger) {
-        return false;
-    }
-    if (now_us > pac->watch_last_trigger
-        && now_us - pac->watch_last_trigger > PAC_WATCH_HORIZON_US) {
+    if (watch_expired(pac, now_us)) {
         pac->watch_est = 0;
+    }
+    if (!trigger) {
+        /* Answers in slow start may have brought the estimate to half the
+         * threshold (pac_watch_note_rx()): the receiver's next segment,
+         * its ACK of their data, starts tracking. */
+        if (pac->watch_est < pac->cfg.threshold / PAC_WATCH_SHARE) {
+            return false;
+        }
+        watch_start(pac, now_us, pac->watch_est);
+        return true;
     }
     pac->watch_last_trigger = MAX(pac->watch_last_trigger, now_us);
 
@@ -240,9 +260,11 @@ pac_watch_tx(struct pac *pac, uint8_t tcp_flags, uint32_t payload,
  * out of the estimate: its payload and, if it is a SYN-ACK ('synack'), its
  * frame. */
 void
-pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload)
+pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload,
+                  uint64_t now_us)
 {
     uint64_t back = (uint64_t) payload + (synack ? PAC_SYNACK_FRAME : 0);
+    uint32_t window = pac_init_window(pac, pac->cfg.default_mss);
 
     if (is_short(pac, payload)) {
         /* The end of an answer: its peer sends no more of the window its
@@ -250,7 +272,20 @@ pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload)
          * answer smaller than the window left the rest in the estimate,
          * and a connection's small answers added up to an incast: 1 KB
          * answers to requests 1 ms apart, four requests. */
-        back += pac_init_window(pac, pac->cfg.default_mss);
+        back += window;
+    } else if (payload && pac->watch_est >= 2 * (uint64_t) window
+               && !watch_expired(pac, now_us)) {
+        /* Two initial windows or more still to come: answers under way
+         * together, which their peers send in slow start (a peer restarts
+         * its window after idleness), so the ACK of this segment lets
+         * twice as much out and what is still to come grows by its
+         * payload.  Initial windows alone miss an incast whose windows grow
+         * past the buffer: 32 answers of 64 KB, 467 KB of initial windows,
+         * overflowed a 1.5 MB buffer at 40 Gbit/s.  One answer alone, or
+         * answers that each come before the next request, take their
+         * windows back: a transfer whose window PAC leaves to TCP. */
+        pac->watch_est += payload;
+        return;
     }
     pac->watch_est -= MIN(pac->watch_est, back);
 }
@@ -258,12 +293,11 @@ pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload)
 void
 pac_watch_rx(struct pac *pac, uint32_t payload, uint64_t now_us)
 {
-    (void) now_us;
     if (pac->tracking) {
         return;
     }
     pac->stats.fast_rx_packets++;
-    pac_watch_note_rx(pac, false, payload);
+    pac_watch_note_rx(pac, false, payload, now_us);
 }
 
 /* Whether PAC holds nothing and has little in flight now. */

@@ -268,7 +268,7 @@ pac_watch_syn(struct pac *pac, const struct pac_segment *seg, bool rx,
         /* A SYN-ACK answers the receiver's SYN, which counted its frame. */
         pac->stats.fast_rx_packets++;
         pac_watch_note_rx(pac, (tf & PAC_TCP_SYN) && (tf & PAC_TCP_ACK),
-                          seg->payload_len);
+                          seg->payload_len, now_us);
     } else {
         pac->stats.fast_tx_packets++;
     }
@@ -500,6 +500,9 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac_credit_rx(pac, len, (outstanding > pac_flow_outstanding(f)
                                  ? outstanding - pac_flow_outstanding(f) : 0),
                       seg->tcp_flags & PAC_TCP_SYN);
+        if (len && !(pac_flow_wnd(pac, f)->bits & PAC_W_DATA)) {
+            pac_note_first_data(pac, flow_idx, seg->seq, len);
+        }
         if (len) {
             if (newest && !expecting && (f->flags & PAC_F_BUDGET)
                 && (f->flags & PAC_F_IN_RESP)) {

@@ -192,7 +192,7 @@ struct pac_config {
      * the threshold, and stops once it has held nothing and had little in
      * flight for a while, keeping the connections it knows (MSS, window
      * scales) but not their sequence numbers.
-     * [false] */
+     * [true] */
     bool fast_path;
 };
 

@@ -303,12 +303,15 @@ end_pac(void)
 /* The configuration most tests use: the defaults, but a base RTT so large
  * that the control interval is at its 100 ms cap, so that no control
  * interval ends (no threshold change, no deviation correction) in a test
- * that stays within 100 ms of T0. */
+ * that stays within 100 ms of T0, and without the fast path: these tests
+ * drive the tracked algorithm with a few connections, which would not
+ * start tracking (test-pac-watch.c tests the fast path). */
 static inline void
 test_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
     cfg->base_rtt_us = 10000000;
+    cfg->fast_path = false;
 }
 
 /* Introspection. */

@@ -1162,6 +1162,7 @@ test_tx_own_packet_not_emitted(void)
     struct pac *pac;
 
     pac_config_init(&cfg);
+    cfg.fast_path = false;      /* The tracked algorithm. */
     cfg.base_rtt_us = 1000;
     cfg.threshold = 10000;
     pac = make_pac(&cfg);

@@ -25,6 +25,7 @@ test_bug_eq6_overshoot(void)
     struct pac *pac;
 
     pac_config_init(&cfg);
+    cfg.fast_path = false;      /* The tracked algorithm. */
     cfg.base_rtt_us = 1000;
     cfg.init_window_segs = 1000;
     cfg.deviation_correction = true;

@@ -21,6 +21,7 @@ static void
 control_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
+    cfg->fast_path = false;     /* The tracked algorithm. */
     cfg->base_rtt_us = IV;
 }
 

@@ -49,6 +49,7 @@ test_first_rate_window(void)
     struct pac *pac;
 
     pac_config_init(&cfg);      /* Base RTT 100 us: short intervals. */
+    cfg.fast_path = false;      /* Tracked from the first segment. */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
     for (int i = 0; i < 24; i++) {
@@ -75,6 +76,7 @@ test_epoch_wrap(void)
     int pkt = 0;
 
     pac_config_init(&cfg);      /* Silence resets after 1 ms. */
+    cfg.fast_path = false;      /* Tracked from the first segment. */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
 
@@ -634,6 +636,7 @@ test_unanswered_synack(void)
 
     pac_config_init(&cfg);      /* Base RTT 100 us: a dry time under 1 ms,
                                  * before any silence reset. */
+    cfg.fast_path = false;      /* Tracked from the first segment. */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
 

@@ -585,6 +585,7 @@ static void
 random_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
+    cfg->fast_path = false;     /* The tracked algorithm. */
     cfg->threshold = 20000;
     cfg->n_levels = 3;
     cfg->level_bytes[0] = 5000;

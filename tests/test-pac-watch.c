@@ -274,7 +274,7 @@ static void
 watch_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
-    cfg->fast_path = true;
+    PAC_CHECK(cfg->fast_path);  /* The default. */
 }
 
 /* (1) Without fast_path PAC always tracks: pac_watch_tx() says so for every
@@ -288,7 +288,7 @@ test_watch_off(void)
     struct pac *pac;
 
     pac_config_init(&cfg);
-    PAC_CHECK(!cfg.fast_path);
+    cfg.fast_path = false;
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
     dp_reset();
@@ -394,6 +394,64 @@ test_watch_exchange(void)
     PAC_CHECK(all_back_once());
 }
 
+/* (2d) Answers that grow: two initial windows or more still to come are
+ * answers under way together, in slow start, where each segment's ACK lets
+ * twice as much out.  Three requests' windows (3 x 14 600 bytes) are under
+ * half the default threshold, but as their answers' segments arrive the
+ * estimate grows by them instead of shrinking (43 800 + 3 x 1 460 >=
+ * 48 000), and the receiver's ACK after the third segment starts
+ * tracking.  Past the horizon, the answers'
+ * segments no longer count: a later ACK passes untracked. */
+static void
+test_watch_slow_start(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+
+    watch_config(&cfg);
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    dp_reset();
+    for (int i = 0; i < N_BEFORE; i++) {
+        PAC_CHECK_EQ(dp_request(pac, AT(0), i, 1), PAC_PASS);
+    }
+    for (int i = 0; i < 4; i++) {
+        struct pac_segment d = rx_seg(i % N_BEFORE, 1 + (i / N_BEFORE) * MSS,
+                                      MSS, ACK, PAC_ECN_ECT0);
+        struct pac_segment a = tx_seg(i % N_BEFORE,
+                                      1 + (i / N_BEFORE + 1) * MSS, 0, ACK);
+
+        dp_rx(pac, AT(100 + i), &d);
+        PAC_CHECK_EQ(dp_tx(pac, AT(100 + i), &a), PAC_PASS);
+        PAC_CHECK_EQ(fate[next_pkt - 1], (i < 2 ? F_FAST : F_PASSED));
+        PAC_CHECK_EQ(pac_tracking(pac), i >= 2);
+    }
+    PAC_CHECK_EQ(get_stats(pac).tracking_starts, 1);
+    end_pac();
+    PAC_CHECK(all_back_once());
+
+    /* The same requests, their answers' segments after the horizon. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    dp_reset();
+    for (int i = 0; i < N_BEFORE; i++) {
+        PAC_CHECK_EQ(dp_request(pac, AT(0), i, 1), PAC_PASS);
+    }
+    for (int i = 0; i < 12; i++) {
+        struct pac_segment d = rx_seg(i % N_BEFORE, 1 + (i / N_BEFORE) * MSS,
+                                      MSS, ACK, PAC_ECN_ECT0);
+        struct pac_segment a = tx_seg(i % N_BEFORE,
+                                      1 + (i / N_BEFORE + 1) * MSS, 0, ACK);
+
+        dp_rx(pac, AT(6000 + i), &d);
+        PAC_CHECK_EQ(dp_tx(pac, AT(6000 + i), &a), PAC_PASS);
+        PAC_CHECK(!pac_tracking(pac));
+    }
+    PAC_CHECK_EQ(get_stats(pac).tracking_starts, 0);
+    end_pac();
+    PAC_CHECK(all_back_once());
+}
+
 /* (2c) Small answers do not add up: one connection's 1 KB answers to
  * requests 1 ms apart, a thousand of them, never start tracking.  Each
  * request counts a whole initial window, and each answer's short segment
@@ -480,6 +538,43 @@ test_watch_burst(void)
     PAC_CHECK_EQ(st.in_flight, ref_in_flight);
     PAC_CHECK_EQ(st.held, 4);
     PAC_CHECK_EQ(n_flows(pac), 10 - N_BEFORE);
+    end_pac();
+    PAC_CHECK(all_back_once());
+}
+
+/* (3b) When tracking starts, the initial windows of the requests that
+ * passed untracked, and of the tracked ones whose flows have no sequence
+ * number yet, belong to no flow.  Each flow's first data claims the rest of
+ * its window, so the window's data is credited where it was counted, not
+ * against the budget of the flow's first ACKs: once every answer has come
+ * and ended, nothing is in flight and nothing is left to no flow.  (Without
+ * the claim, the windows' data went against the ACKs' budgets and a
+ * round's initial windows stayed in in_flight, holding the next rounds'
+ * requests.) */
+static void
+test_watch_unattributed(void)
+{
+    struct incast in = { .first = 0, .n = 10 };
+    struct pac_config cfg;
+    struct pac *pac;
+
+    watch_config(&cfg);
+    cfg.base_rtt_us = 10000000;     /* No control interval ends. */
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+    dp_reset();
+    incast_request(pac, AT(0), &in);
+    PAC_CHECK(pac_tracking(pac));
+    PAC_CHECK(pac->unattributed >= (uint64_t) N_BEFORE * IW);
+
+    /* Every asked peer's first segment: each claims its window's rest. */
+    PAC_CHECK(incast_step(pac, AT(20), &in));
+    PAC_CHECK_EQ(pac->unattributed, 0);
+
+    PAC_CHECK(incast_finish(pac, AT(40), &in));
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK_EQ(pac->unattributed, 0);
+    PAC_CHECK_EQ(in_flight(pac), 0);
     end_pac();
     PAC_CHECK(all_back_once());
 }
@@ -1175,7 +1270,9 @@ main(void)
     PAC_RUN_TEST(test_watch_bulk);
     PAC_RUN_TEST(test_watch_exchange);
     PAC_RUN_TEST(test_watch_small_answers);
+    PAC_RUN_TEST(test_watch_slow_start);
     PAC_RUN_TEST(test_watch_burst);
+    PAC_RUN_TEST(test_watch_unattributed);
     PAC_RUN_TEST(test_watch_restart);
     PAC_RUN_TEST(test_watch_stop);
     PAC_RUN_TEST(test_watch_light_stop);

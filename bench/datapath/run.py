@@ -14,13 +14,18 @@ OpenFlow up -> vm and vm -> up, and measures cycles per packet
 
     RESULT datapath flows=<n> cpp_off=<x> cpp_pac=<y> ratio=<y/x>
 
-and, last, the same for the never-holding case (1 000 flows, threshold
-2^30: PAC tracks every connection and holds nothing; --no-fixed skips it):
+(PAC holding: other_config:fast-path=false, so that it tracks these
+connections, which bring no burst of requests), then PAC's fixed cost in
+two never-holding cases (1 000 flows, threshold 2^30; --no-fixed skips
+both): with the defaults, where no burst of requests makes PAC track and
+every segment takes the fast path, and with fast-path=false, where PAC
+tracks every connection and holds nothing:
 
     RESULT datapath-fixed flows=1000 cpp_off=<x> cpp_pac=<y> ratio=<y/x>
+    RESULT datapath-tracked flows=1000 cpp_off=<x> cpp_pac=<y> ratio=<y/x>
 
-and the VM-shaped pipeline (1 000 flows, threshold 2^30): port "vm"
-is a dpdkvhostuserclient whose guest is dpdk-testpmd on core 0
+and the VM-shaped pipeline (1 000 flows, threshold 2^30, the defaults):
+port "vm" is a dpdkvhostuserclient whose guest is dpdk-testpmd on core 0
 (net_virtio_user forwarding to and from a net_pcap port that replays
 ack.pcap and drops what it is sent), port "up" replays data.pcap as
 above; --no-vhost skips it:
@@ -133,10 +138,13 @@ class AllocProbe:
                            capture_output=True)
 
 
-# The never-holding case (RESULT datapath-fixed): 1 000 flows, libpac's
-# largest threshold (PAC_MAX_THRESHOLD in lib/pac-knobs.c).
+# The never-holding cases (RESULT datapath-fixed, datapath-tracked): 1 000
+# flows, libpac's largest threshold (PAC_MAX_THRESHOLD in lib/pac-knobs.c).
 FIXED_FLOWS = 1000
 FIXED_THRESHOLD = 1 << 30
+
+# The PAC options of the cases that measure the tracked path.
+TRACKED = {"fast-path": "false"}
 
 # The VM-shaped pipeline (RESULT datapath-vhost): 1 000 flows; the guest,
 # dpdk-testpmd, keeps the whole ACK trace in mbufs of its own pool
@@ -215,8 +223,11 @@ class Guest:
 class Bench:
     def __init__(self, args: argparse.Namespace, build: OvsBuild,
                  hugepages: Hugepages, probe: AllocProbe | None,
-                 threshold: int | None = None, vhost: bool = False):
+                 threshold: int | None = None, vhost: bool = False,
+                 options: dict[str, str] | None = None):
         self.args = args
+        # PAC other_config keys of this case; --pac-option overrides them.
+        self.options = options or {}
         # Port "vm" is a vhost-user port with dpdk-testpmd as its guest.
         self.vhost = vhost
         self.guest: Guest | None = None
@@ -279,6 +290,7 @@ class Bench:
             ovs.pac_enable("vm", threshold=self.threshold,
                            other_config={"max-held": str(self.args.max_held),
                                          "max-flows": "131072",
+                                         **self.options,
                                          **dict(self.args.pac_option)})
         else:
             ovs.pac_disable("vm")
@@ -426,7 +438,8 @@ def report(res: dict, name: str = "datapath") -> None:
     print("  PAC (pac/show after the last 'on' period): "
           + " ".join(f"{k}={pac.get(k, 0)}" for k in (
               "tx_packets", "tx_passed", "tx_held") + rel + (
-              "stale_drops", "flows", "max_held_seen", "flows_closed")))
+              "stale_drops", "flows", "max_held_seen", "flows_closed",
+              "tracking_starts", "fast_rx_packets", "fast_tx_packets")))
     if res["vm_stats"]:
         # Data that the guest's ring had no room for: OVS drops it after
         # the enqueue attempt, inside the measured cycles.
@@ -438,7 +451,8 @@ def report(res: dict, name: str = "datapath") -> None:
               f"{a['per_packet']:.2e} per packet")
     if res["problems"] or not res["alive"]:
         print(f"  PROBLEM: alive={res['alive']} log: {res['problems'][:5]}")
-    never_holds = name in ("datapath-fixed", "datapath-vhost")
+    never_holds = name in ("datapath-fixed", "datapath-tracked",
+                           "datapath-vhost")
     if never_holds and any(m["pac"].get("tx_held") for m in res["runs"][True]):
         print("  PROBLEM: PAC held packets in a never-holding case")
 
@@ -458,7 +472,8 @@ def main() -> int:
                    "mbufs are most of PAC's cache footprint (README.md)")
     p.add_argument("--no-malloc-probe", action="store_true")
     p.add_argument("--no-fixed", action="store_true",
-                   help="skip the never-holding case (RESULT datapath-fixed)")
+                   help="skip the never-holding cases (RESULT datapath-fixed "
+                   "and datapath-tracked)")
     p.add_argument("--no-vhost", action="store_true",
                    help="skip the VM-shaped pipeline (RESULT datapath-vhost)")
     p.add_argument("--profile", action="store_true",
@@ -468,7 +483,7 @@ def main() -> int:
                    type=lambda s: tuple(s.split("=", 1)) if "=" in s
                    else p.error(f"--pac-option {s}: not KEY=VALUE"),
                    metavar="KEY=VALUE",
-                   help="another PAC other_config key, e.g. fast-path=true "
+                   help="another PAC other_config key, e.g. fast-path=false "
                    "(repeatable)")
     args = p.parse_args()
     if os.geteuid():
@@ -489,17 +504,23 @@ def main() -> int:
             except (RuntimeError, OSError) as e:
                 log(f"no allocation counts: {e}")
         for flows in (int(f) for f in args.flows.split(",") if f):
-            report(Bench(args, build, hugepages, probe).case(flows, tmp))
+            # Holding: the trace has no request, so only fast-path=false
+            # makes PAC track its connections.
+            report(Bench(args, build, hugepages, probe,
+                         options=TRACKED).case(flows, tmp))
             sys.stdout.flush()
         if not args.no_fixed:
-            # PAC's fixed cost: every connection tracked, nothing held.  At
-            # the largest threshold no flow reaches its fair share of it
-            # (threshold / flows with outstanding bytes), which is what
-            # makes the replay, having no feedback, hold ACKs at 50 MB.
-            report(Bench(args, build, hugepages, probe,
-                         threshold=FIXED_THRESHOLD).case(FIXED_FLOWS, tmp),
-                   "datapath-fixed")
-            sys.stdout.flush()
+            # PAC's fixed cost, nothing held: on the fast path (the
+            # defaults), then with every connection tracked.  At the largest
+            # threshold no flow reaches its fair share of it (threshold /
+            # flows with outstanding bytes), which is what makes the replay,
+            # having no feedback, hold ACKs at 50 MB.
+            for name, options in (("datapath-fixed", None),
+                                  ("datapath-tracked", TRACKED)):
+                report(Bench(args, build, hugepages, probe,
+                             threshold=FIXED_THRESHOLD,
+                             options=options).case(FIXED_FLOWS, tmp), name)
+                sys.stdout.flush()
         if not args.no_vhost:
             # PAC's fixed cost where the VM's side is what it is on a
             # compute node.  At the largest threshold, as datapath-fixed:

@@ -223,6 +223,11 @@ PacDevice::Send(Ptr<Packet> packet, const Address &dest, uint16_t protocol)
     if (!m_pac || protocol != IPV4_PROTO || !Parse(packet, &seg)) {
         return PointToPointNetDevice::Send(packet, dest, protocol);
     }
+    if (!pac_tracking(m_pac) && !Watch(seg, false)) {
+        /* The fast path: it goes as it is. */
+        Schedule();
+        return PointToPointNetDevice::Send(packet, dest, protocol);
+    }
 
     HeldPacket *held = new HeldPacket{packet, dest, protocol};
     held_now++;
@@ -259,10 +264,34 @@ PacDevice::FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
     pac_segment seg;
 
     if (m_pac && protocol == IPV4_PROTO && Parse(packet, &seg)) {
-        pac_rx(m_pac, &seg, NowUs(), Emit, this);
+        if (pac_tracking(m_pac)) {
+            pac_rx(m_pac, &seg, NowUs(), Emit, this);
+        } else {
+            Watch(seg, true);
+        }
         Schedule();
     }
     return m_toStack(dev, packet, protocol, from);
+}
+
+/* Tells libpac, which tracks no connection, of segment 'seg' ('rx' if
+ * toward the receiver), as the datapath does: a segment with SYN set goes
+ * whole to pac_watch_syn(), the others' flags and payload to
+ * pac_watch_rx() or pac_watch_tx().  Returns true if libpac starts
+ * tracking with it (a segment from the receiver): it then goes to
+ * pac_tx(). */
+bool
+PacDevice::Watch(const pac_segment &seg, bool rx)
+{
+    uint64_t now = NowUs();
+
+    if (seg.tcp_flags & PAC_TCP_SYN) {
+        return pac_watch_syn(m_pac, &seg, rx, now) && !rx;
+    } else if (rx) {
+        pac_watch_rx(m_pac, seg.payload_len, now);
+        return false;
+    }
+    return pac_watch_tx(m_pac, seg.tcp_flags, seg.payload_len, now);
 }
 
 /* Keeps one timer event at libpac's next wakeup (or earlier). */

@@ -16,7 +16,14 @@
  * pac_parse_ip(), as the datapath parses a dp_packet); a window it lowers
  * (clamp_window) is written back into the packet's TCP header; a
  * zero-window copy of a held request (request_copy_us) is sent as one;
- * the time is the simulator's; pac_run() runs at pac_next_wakeup(). */
+ * the time is the simulator's; pac_run() runs at pac_next_wakeup().
+ *
+ * With the fast path (pac_config.fast_path, libpac's default), the device
+ * does what the datapath does while libpac tracks no connection
+ * (pac_tracking()): the packet passes at once, and libpac sees only
+ * pac_watch_syn() (a segment with SYN set), pac_watch_rx() or
+ * pac_watch_tx(); a segment from the receiver that starts tracking goes
+ * to pac_tx(). */
 
 extern "C" {
 #include "pac.h"
@@ -70,6 +77,7 @@ private:
                                      uint16_t mss);
     bool FromNetwork(Ptr<NetDevice> dev, Ptr<const Packet> packet,
                      uint16_t protocol, const Address &from);
+    bool Watch(const pac_segment &seg, bool rx);
     void Schedule(void);
     void RunTimer(void);
     static uint64_t NowUs(void)

@@ -900,6 +900,10 @@ main(int argc, char **argv)
                pst.released[PAC_REL_FIT], pst.released[PAC_REL_MAX_HOLD],
                pst.released[PAC_REL_CAP], pst.silence_resets,
                pst.dry_reclaims, pst.answer_ends, pst.late_data);
+        printf("  pac: tracking_starts %" PRIu64 " tracking_stops %" PRIu64
+               " fast_rx %" PRIu64 " fast_tx %" PRIu64 "\n",
+               pst.tracking_starts, pst.tracking_stops, pst.fast_rx_packets,
+               pst.fast_tx_packets);
     }
 
     if (o.scheme == "ap") {

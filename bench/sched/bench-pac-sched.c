@@ -333,6 +333,7 @@ bench(uint32_t n_flows, uint64_t calls)
     size_t pool_n;
 
     pac_config_init(&cfg);
+    cfg.fast_path = false;      /* Every flow tracked and held. */
     if (cfg.max_flows < n_flows) {
         cfg.max_flows = n_flows;
     }
