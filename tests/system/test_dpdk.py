@@ -243,9 +243,11 @@ def test_dpdk_stress_two_pmds(dpdk) -> None:
 def test_datapath_bench_prints_its_results(build: OvsBuild,
                                            hugepages: Hugepages) -> None:
     """bench/datapath/run, shortened (one round of 1 s per case, 1 000
-    flows): its three RESULT lines print, the never-holding cases held
-    nothing, and in the VM-shaped case PAC saw the guest's ACKs through
-    the vhost-user port and the guest received the data."""
+    flows): its four RESULT lines print, the never-holding cases held
+    nothing, the two with the defaults passed every segment on the fast
+    path (a trace without requests starts no tracking) and the tracked one
+    through pac_tx(), and in the VM-shaped case PAC saw the guest's ACKs
+    through the vhost-user port and the guest received the data."""
     if build.pac_table() is None:
         pytest.skip("PAC not built yet")
     proc = subprocess.run(
@@ -260,7 +262,8 @@ def test_datapath_bench_prints_its_results(build: OvsBuild,
     print(out)
     assert "PROBLEM" not in out, out
     cases = {}
-    for name in ("datapath", "datapath-fixed", "datapath-vhost"):
+    for name in ("datapath", "datapath-fixed", "datapath-tracked",
+                 "datapath-vhost"):
         m = re.search(rf"^RESULT {name} flows=1000 cpp_off=(\d+) "
                       rf"cpp_pac=(\d+) ratio=([\d.]+)\n(.*?)(?=^RESULT|\Z)",
                       out, re.M | re.S)
@@ -270,8 +273,13 @@ def test_datapath_bench_prints_its_results(build: OvsBuild,
                        re.findall(r"\b([a-z_]+)=(\d+)\b", m.group(4))}
     assert cases["datapath"]["tx_held"] > 0, cases["datapath"]
     for name in ("datapath-fixed", "datapath-vhost"):
-        assert cases[name]["tx_passed"] > 0, cases[name]
+        assert cases[name]["fast_rx_packets"] > 0, cases[name]
+        assert cases[name]["fast_tx_packets"] > 0, cases[name]
+        assert cases[name]["tracking_starts"] == 0, cases[name]
         assert cases[name]["tx_held"] == 0, cases[name]
+    tracked = cases["datapath-tracked"]
+    assert tracked["tx_passed"] > 0, tracked
+    assert tracked["tx_held"] == 0 and tracked["fast_tx_packets"] == 0, tracked
     vhost = cases["datapath-vhost"]
     # The port's counters: OVS received the guest's ACKs and sent it data.
     assert vhost["rx_packets"] > 0 and vhost["tx_packets"] > 0, vhost
