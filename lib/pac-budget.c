@@ -267,6 +267,9 @@ pac_note_first_data(struct pac *pac, uint32_t idx, uint32_t seq, uint32_t len)
         pac->unattributed -= claim;
         f->budget_end = f->rcv_nxt + claim;
         f->flags |= PAC_F_BUDGET;
+        /* A budget again: no earlier verdict's to restore (as in
+         * pac_account_send()). */
+        pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
         pac_rr_mark(pac, idx);
     }
     if (!(f->flags & PAC_F_IN_RESP)) {

@@ -72,6 +72,33 @@ OVERLAP = ["overlap-500m-pmd-1.csv", "overlap-500m-pmd-2.csv",
            "overlap-1g-1.csv", "overlap-1g-2.csv", "overlap-fanout16.csv",
            "overlap-100m.csv"]
 OFF_PAC = ["off", "pac"]
+
+
+def pair_ratio_median(rows):
+    """The median over the repetitions ('rep') of PAC's goodput over plain
+    OVS's in the same repetition."""
+    by_rep = {}
+    for r in rows:
+        by_rep.setdefault(r["rep"], {})[r["mode"]] = num(r["goodput_mbps"])
+    ratios = sorted(g["pac"] / g["off"] for g in by_rep.values()
+                    if g.get("off") and "pac" in g)
+    n = len(ratios)
+    return (ratios[n // 2] if n % 2 else
+            (ratios[n // 2 - 1] + ratios[n // 2]) / 2)
+
+
+def timeout_rounds_of(mode):
+    """'k of n': the timeout rounds of mode's rows, of the rounds they
+    did."""
+    return lambda rows: ", ".join(
+        f"{INT(num(r['timeout_rounds']))} of {r['rounds']}"
+        for r in rows if r["mode"] == mode)
+
+
+def modes_sum(col, ms):
+    """'x / y': the sum of col over each mode's rows."""
+    return lambda rows: " / ".join(
+        INT(sum(num(r[col]) for r in rows if r["mode"] == m)) for m in ms)
 PEERS = ["off", "pac", "rwnd", "ap"]
 
 TABLES = [
@@ -104,6 +131,19 @@ TABLES = [
         by_mode("plain OVS goodput (Mbit/s)", "goodput_mbps", "off"),
         by_mode("plain OVS timeout rounds of 10", "timeout_rounds", "off"),
         Col("VM RTOs PAC / plain OVS", modes("vm_timeouts", OFF_PAC[::-1]), agg="rows"),
+    ]),
+    # The incast with the defaults (the fast path), 500 Mbit/s on a PMD
+    # thread, one tools/incast demo run.
+    Table("fast-path-500m-pmd", "fast-path-500m-pmd.csv", rows="senders",
+          cols=[
+        Col("senders", "senders", agg="first", fmt=INT),
+        by_mode("PAC goodput (Mbit/s)", "goodput_mbps", "pac"),
+        Col("PAC timeout rounds", timeout_rounds_of("pac"), agg="rows"),
+        by_mode("PAC drops", "bottleneck_drops", "pac"),
+        by_mode("plain OVS goodput (Mbit/s)", "goodput_mbps", "off"),
+        Col("plain OVS timeout rounds", timeout_rounds_of("off"), agg="rows"),
+        Col("VM RTOs PAC / plain OVS", modes("vm_timeouts", OFF_PAC[::-1]),
+            agg="rows"),
     ]),
     Table("vm-copies", "vm-copies.csv", rows=("rate_mbit", "senders"), cols=[
         Col("rate, buffer", setting, agg="first"),
@@ -183,12 +223,31 @@ TABLES = [
             (INT if num(r["rct_p99_ms"]) >= 10 else F1)(num(r["rct_p99_ms"]))
             for m in OFF_PAC for r in rows if r["mode"] == m), agg="rows"),
     ]),
+    # tools/incast run --repeat: one bulk connection and 8 long ones, with
+    # the defaults (the fast path), PAC and plain OVS alternated.
+    Table("fast-path-bulk", "fast-path-bulk.csv", rows=("workload", "ports"),
+          cols=[
+        Col("workload", "workload", agg="first"),
+        Col("ports", lambda r: ("PMD thread (`--pmd`)" if r["ports"] == "pmd"
+                                else "main thread"), agg="first"),
+        by_mode("plain OVS goodput (Mbit/s)", "goodput_mbps", "off"),
+        by_mode("PAC goodput (Mbit/s)", "goodput_mbps", "pac"),
+        by_mode("PAC tracking every connection (Mbit/s)", "goodput_mbps",
+                "pac-tracked"),
+        Col("PAC / plain OVS, median of each repetition's", pair_ratio_median,
+            agg="rows", fmt=F2),
+        Col("drops plain OVS / PAC", modes_sum("drops", OFF_PAC), agg="rows"),
+        Col("timeout rounds plain OVS / PAC",
+            modes_sum("timeout_rounds", OFF_PAC), agg="rows"),
+    ]),
     Table("datapath-cost", "datapath-cost.csv", rows="case", cols=[
         Col("case", lambda r: f"{r['case']} (`RESULT {r['result']}`)"),
         Col("`cpp_off`", "cpp_off", fmt=INT),
         Col("`cpp_pac`", "cpp_pac", fmt=INT),
         Col("ratio", "ratio", fmt=F2),
-        Col("ratio per round", lambda r: ", ".join(r[f"ratio_r{i}"] for i in range(1, 6))),
+        Col("ratio per round", lambda r: ", ".join(
+            r[k] for k in r if k.startswith("ratio_r") and r[k])),
+        Col("median of the rounds' ratios", "ratio_median", fmt=F2),
         Col("target", "target", fmt=F2, missing=""),
     ]),
     Table("memory", "memory.csv", rows="item", cols=[

@@ -231,6 +231,28 @@ def test_fixed_total_volume_exact(bed: Testbed) -> None:
     assert bed.ovs.pac_uuid(VM_PORT) is None      # Disabled after the run.
 
 
+def test_fast_path_starts_tracking_and_tracked_mode_never_watches(
+        bed: Testbed) -> None:
+    """Mode "pac" (the defaults: the fast path): the port watches until
+    the burst of 64 requests starts tracking, so some of the round's first
+    requests pass on the fast path and PAC then holds.  Mode "pac-tracked"
+    (other_config:fast-path=false) follows every connection from its
+    first segment: nothing passes on the fast path.  Both byte-exact,
+    nothing left held."""
+    wl = Workload(SENDERS, 2, bytes_per_sender=BYTES)
+    fast = bed.run("pac", wl)
+    tracked = bed.run("pac-tracked", wl)
+    for r in (fast, tracked):
+        print(r.result_line(), {k: v for k, v in r.pac.items() if v})
+        check_exact(r, wl)
+        assert r.pac["pac_tx_held"] > 0 and r.pac["pac_held"] == 0, r.pac
+    assert fast.pac["pac_tracking_starts"] >= 1, fast.pac
+    assert fast.pac["pac_fast_tx_packets"] > 0, fast.pac
+    assert tracked.pac["pac_tracking_starts"] == 0, tracked.pac
+    assert tracked.pac["pac_fast_tx_packets"] == 0, tracked.pac
+    assert tracked.pac["pac_fast_rx_packets"] == 0, tracked.pac
+
+
 def test_receiver_window_policy_clamps_holds_nothing_byte_exact(
         bed: Testbed) -> None:
     """Mode "rwnd": the VM's port gets a PAC row with

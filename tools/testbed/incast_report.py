@@ -12,8 +12,8 @@ from typing import Iterable, Optional
 
 from .incast_testbed import MODES, RunResult, TestbedConfig
 
-STYLES = {"off": "o--", "pac": "s-", "rwnd": "D-.", "rdtcp": "x-",
-          "ap": "^:"}
+STYLES = {"off": "o--", "pac": "s-", "pac-tracked": "s:", "rwnd": "D-.",
+          "rdtcp": "x-", "ap": "^:"}
 
 
 def label(mode: str, cfg: TestbedConfig) -> str:
@@ -21,6 +21,7 @@ def label(mode: str, cfg: TestbedConfig) -> str:
     senders" (or OVN, with --ovn)."""
     switch = cfg.switch_name()
     return {"off": f"plain {switch}", "pac": f"{switch} + PAC",
+            "pac-tracked": f"{switch} + PAC, every connection tracked",
             "rwnd": f"{switch} + receiver window",
             "rdtcp": f"{switch} + RDTCP scheduler",
             "ap": f"plain {switch}, AP senders"}[mode]

@@ -15,7 +15,8 @@ the hypervisor: `tc tbf` with `rate` and a byte `limit` is a drop-tail
 queue of that size, the shallow switch buffer of the paper.  PAC runs on
 the VM's port (vm-p) of the hypervisor's Open vSwitch: "off" = plain OVS
 (no PAC row), "pac" = PAC enabled with the threshold of the testbed,
-"rwnd" = the same PAC row with other_config:policy=rwnd (the
+"pac-tracked" = the same without the fast path (other_config:fast-path=
+false: every connection tracked from its first segment), "rwnd" = the same PAC row with other_config:policy=rwnd (the
 receiver-window peer: no holding, each connection's window a share of the
 threshold), "rdtcp" = the same PAC row with other_config:policy=rdtcp
 (RDTCP's scheduler: those windows, and ACKs held first come first served
@@ -92,9 +93,12 @@ class PacConfigError(RuntimeError):
 # policy and RDTCP's scheduler on the VM's port (PAC's row with
 # other_config:policy=rwnd or rdtcp), and plain OVS with the senders pacing
 # by Adaptive Pacing (a sender-side peer of PAC).
-MODES = ("off", "pac", "rwnd", "rdtcp", "ap")
+MODES = ("off", "pac", "pac-tracked", "rwnd", "rdtcp", "ap")
 # The modes that give the VM's port a PAC row, and the row's policy.
-PAC_POLICIES = {"pac": "pac", "rwnd": "rwnd", "rdtcp": "rdtcp"}
+PAC_POLICIES = {"pac": "pac", "pac-tracked": "pac", "rwnd": "rwnd",
+                "rdtcp": "rdtcp"}
+# Other_config keys a mode adds to the testbed's own.
+PAC_MODE_OPTIONS = {"pac-tracked": {"fast-path": "false"}}
 # The "rdtcp" mode as the RDTCP paper runs it: queue_maxsize (the
 # threshold) half the switch buffer (40 of 80 packets), unless --threshold
 # says otherwise; at the whole buffer its budgets, without PAC's loss cap,
@@ -656,15 +660,18 @@ class Testbed:
         not counted for the namespace's veth: 0."""
         return 0
 
-    def pac_on(self, policy: str = "pac", **columns) -> None:
+    def pac_on(self, policy: str = "pac", options: dict | None = None,
+               **columns) -> None:
         """Gives the VM's port its PAC row with 'policy' (other_config
-        policy, default pac) and 'columns' over the testbed's own."""
+        policy, default pac), the other_config keys 'options' and
+        'columns' over the testbed's own."""
         threshold = self.cfg.threshold()
         if policy == "rdtcp" and not self.cfg.pac_threshold:
             threshold = max(3000, int(threshold * RDTCP_THRESHOLD_SHARE))
         cols = {"threshold": threshold,
                 "other_config": {"base-rtt-us": str(self.cfg.base_rtt_us),
-                                 **self.cfg.pac_other_config}}
+                                 **self.cfg.pac_other_config,
+                                 **(options or {})}}
         if policy != "pac":
             cols["other_config"]["policy"] = policy
         if self.cfg.pac_max_hold:
@@ -749,7 +756,7 @@ class Testbed:
         self.reset_servers()
         policy = PAC_POLICIES.get(mode)
         if policy:
-            self.pac_on(policy)
+            self.pac_on(policy, PAC_MODE_OPTIONS.get(mode))
         before = self._pac_counters() if policy else {}
         drops0 = self.tbf_drops()
         port_drops0 = self.vm_port_drops()
