@@ -236,17 +236,20 @@ pac_credit_rx(struct pac *pac, uint32_t len, uint32_t credited, bool syn)
  * numbers: 'len' bytes from 'seq'.  With the fast path, that is how PAC
  * first sees most connections of a burst: their triggers passed untracked
  * before the burst started tracking (pac-watch.c), or were sent while the
- * flow had no sequence number to attach them to (pac_account_send()), and
- * their windows are in the part of in_flight that is no flow's.
+ * flow had no sequence number to attach them to (pac_account_send(), which
+ * notes them in own_unattributed), and their windows are in the part of
+ * in_flight that is no flow's.
  *
- * The rest of the initial window that the trigger let loose comes next, on
- * this flow, ahead of what its own ACKs trigger, so the flow takes that
- * much of the unattributed part as its budget, and that data is credited
- * where it was counted.  Otherwise it would use up the budget of the flow's
- * first ACKs, the answer's end would take back only what is left of the
- * flow's budget, and the unattributed part would outlive the answers (16
- * peers at 10 Gbit/s: a round's initial windows stayed in in_flight and
- * held two more rounds' requests).
+ * What the trigger let loose comes next, on this flow, ahead of what its
+ * own ACKs trigger, so the flow takes it from the unattributed part as its
+ * budget: what its own triggers put there, or else, for a trigger that
+ * passed untracked, an initial window (what the watch counted for it), less
+ * this segment.  That data is then credited where it was counted.
+ * Otherwise it would use up the budget of the flow's first ACKs, the
+ * answer's end would take back only what is left of the flow's budget, and
+ * the unattributed part would outlive the answers (16 peers at 10 Gbit/s:
+ * a round's initial windows stayed in in_flight and held two more rounds'
+ * requests).
  *
  * And this data starts the flow's answer, as if PAC had seen its request,
  * so that its next request measures the answer's size: without it, the
@@ -256,10 +259,14 @@ void
 pac_note_first_data(struct pac *pac, uint32_t idx, uint32_t seq, uint32_t len)
 {
     struct pac_flow *f = &pac->flows[idx];
-    uint32_t window = pac_init_window(pac, pac->cfg.default_mss);
+    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+    uint32_t own = w->own_unattributed;
+    uint32_t window = (own ? own
+                       : pac_init_window(pac, pac->cfg.default_mss));
     uint32_t claim = MIN(pac->unattributed, window > len ? window - len : 0);
 
-    pac_flow_wnd(pac, f)->bits |= PAC_W_DATA;
+    w->bits |= PAC_W_DATA;
+    w->own_unattributed = 0;
     if (!pac->cfg.fast_path) {
         return;
     }
@@ -269,7 +276,7 @@ pac_note_first_data(struct pac *pac, uint32_t idx, uint32_t seq, uint32_t len)
         f->flags |= PAC_F_BUDGET;
         /* A budget again: no earlier verdict's to restore (as in
          * pac_account_send()). */
-        pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
+        w->bits &= ~PAC_W_RECLAIMED;
         pac_rr_mark(pac, idx);
     }
     if (!(f->flags & PAC_F_IN_RESP)) {
@@ -351,6 +358,7 @@ pac_resync_flow(struct pac *pac, uint32_t idx)
     f->iv_bytes = 0;
     f->iv_prev_rate = 0;
     w->bits &= PAC_W_SCALE_BITS;
+    w->own_unattributed = 0;
     w->n_old_edges = 0;
     w->old_edge_pos = 0;
     w->dry_waits = 0;
@@ -513,8 +521,13 @@ pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
     } else {
         /* Nothing received on the flow yet, so no sequence number to
-         * attach the trigger to. */
+         * attach the trigger to: the flow's first data claims it. */
+        struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
+
         pac->unattributed += trigger;
+        w->own_unattributed = (trigger > UINT32_MAX - w->own_unattributed
+                               ? UINT32_MAX
+                               : w->own_unattributed + trigger);
     }
     if (d->kind != PAC_K_ACK) {
         f->flags &= ~PAC_F_DRY;

@@ -163,7 +163,8 @@ const struct pac_knob pac_knobs[] = {
          "the windows they open exceed the threshold (RDTCP)."),
     FLAG("fast-path", OTHER_CONFIG, fast_path, "true or false", true,
          "Track no connection until a burst of the VM's requests or "
-         "SYN-ACKs could bring half the threshold."),
+         "SYN-ACKs, or answers growing together, could bring half the "
+         "threshold."),
 };
 
 const size_t pac_n_knobs = sizeof pac_knobs / sizeof pac_knobs[0];

@@ -229,6 +229,11 @@ struct pac_flow_wnd {
     uint16_t rx_max_len;        /* Largest payload of one segment from the
                                  * peer, of those no larger than the
                                  * flow's MSS (pac_is_short_segment()). */
+    uint32_t own_unattributed;  /* What the flow's triggers added to the
+                                 * unattributed part of in_flight while it
+                                 * had no sequence number to attach them
+                                 * to (pac_account_send()); its first data
+                                 * claims it (pac_note_first_data()). */
 };
 
 #define PAC_W_VM_SYN    0x01    /* Receiver's SYN or SYN-ACK seen... */
@@ -534,8 +539,7 @@ pac_init_window(const struct pac *pac, uint32_t mss)
 void pac_watch_init(struct pac *);
 bool pac_watch_note_tx(struct pac *, uint8_t tcp_flags, uint32_t payload,
                        uint64_t now_us);
-void pac_watch_note_rx(struct pac *, bool synack, uint32_t payload,
-                       uint64_t now_us);
+void pac_watch_note_rx(struct pac *, bool synack, uint32_t payload);
 void pac_watch_run(struct pac *);
 uint64_t pac_watch_wakeup(const struct pac *);
 

@@ -16,11 +16,12 @@
  * toward the receiver takes its payload back (a SYN-ACK, its frame), and
  * a short segment, which ends an answer, takes back a whole initial window
  * besides (what is left of the answer's window will not come).  While two
- * initial windows or more are still to come, answers are under way
- * together, in slow start: their data adds its payload instead (its ACK
- * lets twice as much out).  Tracking starts when the estimate reaches half
- * the threshold (PAC_WATCH_SHARE), at a trigger or at the receiver's next
- * segment after data made it grow.  The estimate so far becomes in_flight,
+ * initial windows or more, and a quarter of the threshold, are still to
+ * come, answers are under way together, in slow start: their data adds its
+ * payload instead (its ACK lets twice as much out), up to half the
+ * threshold.  Tracking starts when the estimate reaches half the threshold
+ * (PAC_WATCH_SHARE), at a trigger or at the receiver's next segment after
+ * data made it grow.  The estimate so far becomes in_flight,
  * unattributed (no flow accounts for it), and every segment from the one
  * that started tracking on goes through pac_rx() and pac_tx().  Each flow's
  * first data then claims the rest of an initial window of it as its budget
@@ -138,6 +139,20 @@ is_short(const struct pac *pac, uint32_t payload)
     return (payload
             && (uint64_t) payload + PAC_MAX_TCP_OPTIONS
                < pac->cfg.default_mss);
+}
+
+/* The estimate from which data toward the receiver makes it grow: two
+ * initial windows still to come (answers under way together), and at least
+ * half of what starts tracking (PAC_WATCH_SHARE), so that at a large
+ * threshold a few answers together, which the buffer holds whatever their
+ * windows do, grow nothing.  One answer alone, or answers that each come
+ * before the next request, take their windows back: transfers whose
+ * windows PAC leaves to TCP. */
+static uint64_t
+growth_floor(const struct pac *pac, uint32_t window)
+{
+    return MAX(2 * (uint64_t) window,
+               pac->cfg.threshold / (2 * PAC_WATCH_SHARE));
 }
 
 /* Whether the last window trigger is older than the horizon: the estimate
@@ -260,8 +275,7 @@ pac_watch_tx(struct pac *pac, uint8_t tcp_flags, uint32_t payload,
  * out of the estimate: its payload and, if it is a SYN-ACK ('synack'), its
  * frame. */
 void
-pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload,
-                  uint64_t now_us)
+pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload)
 {
     uint64_t back = (uint64_t) payload + (synack ? PAC_SYNACK_FRAME : 0);
     uint32_t window = pac_init_window(pac, pac->cfg.default_mss);
@@ -273,18 +287,18 @@ pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload,
          * and a connection's small answers added up to an incast: 1 KB
          * answers to requests 1 ms apart, four requests. */
         back += window;
-    } else if (payload && pac->watch_est >= 2 * (uint64_t) window
-               && !watch_expired(pac, now_us)) {
-        /* Two initial windows or more still to come: answers under way
-         * together, which their peers send in slow start (a peer restarts
-         * its window after idleness), so the ACK of this segment lets
-         * twice as much out and what is still to come grows by its
-         * payload.  Initial windows alone miss an incast whose windows grow
-         * past the buffer: 32 answers of 64 KB, 467 KB of initial windows,
-         * overflowed a 1.5 MB buffer at 40 Gbit/s.  One answer alone, or
-         * answers that each come before the next request, take their
-         * windows back: a transfer whose window PAC leaves to TCP. */
-        pac->watch_est += payload;
+    } else if (payload && pac->watch_est >= growth_floor(pac, window)) {
+        /* Answers under way together, which their peers send in slow
+         * start (a peer restarts its window after idleness): the ACK of
+         * this segment lets twice as much out, so what is still to come
+         * grows by its payload, up to where the receiver's next segment
+         * starts tracking (pac_watch_note_tx(), which also forgets the
+         * estimate past the horizon).  Initial windows alone miss an
+         * incast whose windows grow past the buffer: 32 answers of 64 KB,
+         * 467 KB of initial windows, overflowed a 1.5 MB buffer at
+         * 40 Gbit/s. */
+        pac->watch_est = MIN(pac->watch_est + payload,
+                             pac->cfg.threshold / PAC_WATCH_SHARE);
         return;
     }
     pac->watch_est -= MIN(pac->watch_est, back);
@@ -293,11 +307,12 @@ pac_watch_note_rx(struct pac *pac, bool synack, uint32_t payload,
 void
 pac_watch_rx(struct pac *pac, uint32_t payload, uint64_t now_us)
 {
+    (void) now_us;
     if (pac->tracking) {
         return;
     }
     pac->stats.fast_rx_packets++;
-    pac_watch_note_rx(pac, false, payload, now_us);
+    pac_watch_note_rx(pac, false, payload);
 }
 
 /* Whether PAC holds nothing and has little in flight now. */

@@ -268,7 +268,7 @@ pac_watch_syn(struct pac *pac, const struct pac_segment *seg, bool rx,
         /* A SYN-ACK answers the receiver's SYN, which counted its frame. */
         pac->stats.fast_rx_packets++;
         pac_watch_note_rx(pac, (tf & PAC_TCP_SYN) && (tf & PAC_TCP_ACK),
-                          seg->payload_len, now_us);
+                          seg->payload_len);
     } else {
         pac->stats.fast_tx_packets++;
     }
@@ -500,13 +500,15 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac_credit_rx(pac, len, (outstanding > pac_flow_outstanding(f)
                                  ? outstanding - pac_flow_outstanding(f) : 0),
                       seg->tcp_flags & PAC_TCP_SYN);
-        if (len && !(pac_flow_wnd(pac, f)->bits & PAC_W_DATA)) {
-            pac_note_first_data(pac, flow_idx, seg->seq, len);
-        }
         if (len) {
             if (newest && !expecting && (f->flags & PAC_F_BUDGET)
                 && (f->flags & PAC_F_IN_RESP)) {
                 pac_note_late_data(pac);
+            }
+            if (!(pac_flow_wnd(pac, f)->bits & PAC_W_DATA)) {
+                /* After the late-data test: what the flow claims now is
+                 * not data PAC had stopped expecting. */
+                pac_note_first_data(pac, flow_idx, seg->seq, len);
             }
             pac->last_rx_data = pac->now;
             f->flags &= ~PAC_F_DRY;

@@ -188,8 +188,9 @@ struct pac_config {
      * announces an incast, PAC tracks no connection and the caller passes
      * every segment at once, telling PAC only what pac_watch_rx() and
      * pac_watch_tx() take.  PAC starts tracking when the initial windows
-     * that the receiver's recent requests and SYN-ACKs may bring reach half
-     * the threshold, and stops once it has held nothing and had little in
+     * that the receiver's recent requests and SYN-ACKs may bring, or
+     * answers under way together growing in slow start, reach half the
+     * threshold, and stops once it has held nothing and had little in
      * flight for a while, keeping the connections it knows (MSS, window
      * scales) but not their sequence numbers.
      * [true] */

@@ -400,8 +400,8 @@ test_watch_exchange(void)
  * half the default threshold, but as their answers' segments arrive the
  * estimate grows by them instead of shrinking (43 800 + 3 x 1 460 >=
  * 48 000), and the receiver's ACK after the third segment starts
- * tracking.  Past the horizon, the answers'
- * segments no longer count: a later ACK passes untracked. */
+ * tracking.  Past the horizon the receiver's segments forget the
+ * estimate: a later ACK passes untracked. */
 static void
 test_watch_slow_start(void)
 {
@@ -567,9 +567,13 @@ test_watch_unattributed(void)
     PAC_CHECK(pac_tracking(pac));
     PAC_CHECK(pac->unattributed >= (uint64_t) N_BEFORE * IW);
 
-    /* Every asked peer's first segment: each claims its window's rest. */
+    /* Every asked peer's first segment: each claims its window's rest, and
+     * its answer starts there (the next request measures its size). */
     PAC_CHECK(incast_step(pac, AT(20), &in));
     PAC_CHECK_EQ(pac->unattributed, 0);
+    for (int i = 0; i < N_BEFORE; i++) {
+        PAC_CHECK(flow_flags(pac, i) & PAC_F_IN_RESP);
+    }
 
     PAC_CHECK(incast_finish(pac, AT(40), &in));
     PAC_CHECK_EQ(get_stats(pac).held, 0);
@@ -687,6 +691,13 @@ test_watch_stop(void)
     for (int i = 0; i < again.n; i++) {
         PAC_CHECK_EQ(again.sent[i], ANSWER);
     }
+    /* The round's requests had no sequence number to attach their
+     * windows to (larger than an initial window now: the flows kept their
+     * windows), so they went to the unattributed part; each flow's first
+     * data took its own back, and the answers' ends the rest. */
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK_EQ(pac->unattributed, 0);
+    PAC_CHECK_EQ(in_flight(pac), 0);
     PAC_CHECK(run_until_untracked(pac, t + 1000000, 400000));
     PAC_CHECK_EQ(get_stats(pac).tracking_stops, 2);
     PAC_CHECK(all_resync(pac));

@@ -15,8 +15,9 @@ the hypervisor: `tc tbf` with `rate` and a byte `limit` is a drop-tail
 queue of that size, the shallow switch buffer of the paper.  PAC runs on
 the VM's port (vm-p) of the hypervisor's Open vSwitch: "off" = plain OVS
 (no PAC row), "pac" = PAC enabled with the threshold of the testbed,
-"pac-tracked" = the same without the fast path (other_config:fast-path=
-false: every connection tracked from its first segment), "rwnd" = the same PAC row with other_config:policy=rwnd (the
+"pac-tracked" = the same without the fast path
+(other_config:fast-path=false: every connection tracked from its first
+segment), "rwnd" = the same PAC row with other_config:policy=rwnd (the
 receiver-window peer: no holding, each connection's window a share of the
 threshold), "rdtcp" = the same PAC row with other_config:policy=rdtcp
 (RDTCP's scheduler: those windows, and ACKs held first come first served
