@@ -20,8 +20,8 @@ import pytest
 
 from testbed.dpdk_env import DpdkTopology, DpdkUnavailable, Hugepages, \
     cleanup_stale_mounts
-from testbed.ovs_env import (PAC_NO_CLAMP, TOP, Ovs, OvsBuild, pac_released,
-                             wait_until)
+from testbed.ovs_env import (PAC_HOLD_LONE_TRANSFER, TOP, Ovs, OvsBuild,
+                             pac_released, wait_until)
 
 MB = 1000 * 1000
 LOG_DIR = TOP / "build" / "test-logs" / "system"
@@ -107,7 +107,7 @@ def transfer_through_pac(topo: DpdkTopology, vm_port: str,
     peer, vm = topo.hosts["peer"], topo.hosts["vm"]
     topo.ping(peer, vm)
     baseline = topo.mempool_in_use(vm_port)
-    ovs.pac_enable(vm_port, threshold=20000, **PAC_NO_CLAMP)
+    ovs.pac_enable(vm_port, threshold=20000, **PAC_HOLD_LONE_TRANSFER)
     result = topo.transfer(peer, vm, nbytes).wait(timeout=120)
     result.assert_exact()
     stats = ovs.wait_pac_stats(

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from testbed.ovs_env import (PAC_NO_CLAMP, Ovs, OvsBuild, Topology,
-                             pac_released, wait_until)
+from testbed.ovs_env import (PAC_HOLD_LONE_TRANSFER, Ovs, OvsBuild,
+                             Topology, pac_released, wait_until)
 
 MB = 1000 * 1000
 IFACE = "vm-p"
@@ -63,7 +63,7 @@ def test_pac_transfer_holds_and_releases_acks(pac: Ovs,
                                               topo: Topology) -> None:
     """Test A: a 50 MB transfer into the VM behind a PAC port with a small
     threshold: byte-exact, and PAC saw, held and released ACKs."""
-    pac.pac_enable(IFACE, threshold=20000, **PAC_NO_CLAMP)
+    pac.pac_enable(IFACE, threshold=20000, **PAC_HOLD_LONE_TRANSFER)
     wait_status(pac, lambda s: s.get("pac") == "enabled")
     result = topo.transfer(50 * MB).wait(timeout=120)
     result.assert_exact()

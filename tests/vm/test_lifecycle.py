@@ -23,6 +23,7 @@ PROFILES = """\
 pac_threshold = 3000
 pac_max_hold = 150000
 pac_clamp_window = false
+pac_fast_path = false
 """
 
 

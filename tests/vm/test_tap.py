@@ -8,7 +8,8 @@ from __future__ import annotations
 import time
 
 from testbed.libvirt_env import VmTopology, interface_xml
-from testbed.ovs_env import PAC_NO_CLAMP, pac_released, wait_until
+from testbed.ovs_env import (PAC_HOLD_LONE_TRANSFER, pac_released,
+                              wait_until)
 
 MB = 1000 * 1000
 TAP = "pvm0"
@@ -29,7 +30,7 @@ def test_tap_guest_transfer_through_pac(topo: VmTopology) -> None:
     assert ids.get("vm-id") and ids.get("iface-id"), ids
     topo.ping_guest(guest)
 
-    ovs.pac_enable(TAP, threshold=20000, **PAC_NO_CLAMP)
+    ovs.pac_enable(TAP, threshold=20000, **PAC_HOLD_LONE_TRANSFER)
     wait_until(lambda: ovs.iface_status(TAP).get("pac") == "enabled", 15,
                0.3, f"PAC enabled on {TAP}")
     before = guest.netstat(topo.peer.ns)

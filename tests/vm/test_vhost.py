@@ -7,7 +7,8 @@ PAC is on, and the port, its PAC instance and its mbufs stay sound."""
 from __future__ import annotations
 
 from testbed.libvirt_env import VhostVmTopology
-from testbed.ovs_env import PAC_NO_CLAMP, pac_released, wait_until
+from testbed.ovs_env import (PAC_HOLD_LONE_TRANSFER, pac_released,
+                              wait_until)
 from vm_checks import live_held, wait_holding
 
 MB = 1000 * 1000
@@ -42,7 +43,7 @@ def test_vhostuser_guest_transfer_through_pac(vhost: VhostVmTopology) -> None:
     vhost.ping_guest(guest)
 
     baseline = vhost.mempool_in_use(PORT)
-    ovs.pac_enable(PORT, threshold=20000, **PAC_NO_CLAMP)
+    ovs.pac_enable(PORT, threshold=20000, **PAC_HOLD_LONE_TRANSFER)
     wait_until(lambda: ovs.iface_status(PORT).get("pac") == "enabled", 15,
                0.3, f"PAC enabled on {PORT}")
     before = guest.netstat(vhost.peer.ns)

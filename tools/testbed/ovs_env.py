@@ -225,10 +225,12 @@ def ovsdb_value(v):
     return v
 
 
-# PAC columns for the tests of one transfer that must see PAC hold ACKs: the
-# window clamp (half the threshold) keeps a lone connection's window below
-# the threshold, so without this it would only hold now and then.
-PAC_NO_CLAMP = {"other_config": {"clamp-window": "false"}}
+# PAC columns for the tests of one transfer that must see PAC hold ACKs:
+# without the fast path, which never tracks a lone transfer, and without
+# the window clamp (half the threshold), which keeps a lone connection's
+# window below the threshold, so that PAC would only hold now and then.
+PAC_HOLD_LONE_TRANSFER = {"other_config": {"clamp-window": "false",
+                                           "fast-path": "false"}}
 
 
 # The per-cause release counters of an Interface's PAC statistics (the
