@@ -402,6 +402,31 @@ test_watch_exchange(void)
  * 48 000), and the receiver's ACK after the third segment starts
  * tracking.  Past the horizon the receiver's segments forget the
  * estimate: a later ACK passes untracked. */
+/* N_BEFORE requests at T0 into a fresh fast-path instance: they pass
+ * untracked. */
+static void
+slow_start_requests(struct pac *pac)
+{
+    dp_reset();
+    for (int i = 0; i < N_BEFORE; i++) {
+        PAC_CHECK_EQ(dp_request(pac, AT(0), i, 1), PAC_PASS);
+    }
+}
+
+/* The i-th full segment of those requests' answers, round robin, at
+ * 'now', and the receiver's ACK of it, which PAC passes. */
+static void
+slow_start_segment(struct pac *pac, uint64_t now, int i)
+{
+    struct pac_segment d = rx_seg(i % N_BEFORE, 1 + (i / N_BEFORE) * MSS,
+                                  MSS, ACK, PAC_ECN_ECT0);
+    struct pac_segment a = tx_seg(i % N_BEFORE,
+                                  1 + (i / N_BEFORE + 1) * MSS, 0, ACK);
+
+    dp_rx(pac, now, &d);
+    PAC_CHECK_EQ(dp_tx(pac, now, &a), PAC_PASS);
+}
+
 static void
 test_watch_slow_start(void)
 {
@@ -411,18 +436,9 @@ test_watch_slow_start(void)
     watch_config(&cfg);
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    dp_reset();
-    for (int i = 0; i < N_BEFORE; i++) {
-        PAC_CHECK_EQ(dp_request(pac, AT(0), i, 1), PAC_PASS);
-    }
+    slow_start_requests(pac);
     for (int i = 0; i < 4; i++) {
-        struct pac_segment d = rx_seg(i % N_BEFORE, 1 + (i / N_BEFORE) * MSS,
-                                      MSS, ACK, PAC_ECN_ECT0);
-        struct pac_segment a = tx_seg(i % N_BEFORE,
-                                      1 + (i / N_BEFORE + 1) * MSS, 0, ACK);
-
-        dp_rx(pac, AT(100 + i), &d);
-        PAC_CHECK_EQ(dp_tx(pac, AT(100 + i), &a), PAC_PASS);
+        slow_start_segment(pac, AT(100 + i), i);
         PAC_CHECK_EQ(fate[next_pkt - 1], (i < 2 ? F_FAST : F_PASSED));
         PAC_CHECK_EQ(pac_tracking(pac), i >= 2);
     }
@@ -433,18 +449,9 @@ test_watch_slow_start(void)
     /* The same requests, their answers' segments after the horizon. */
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
-    dp_reset();
-    for (int i = 0; i < N_BEFORE; i++) {
-        PAC_CHECK_EQ(dp_request(pac, AT(0), i, 1), PAC_PASS);
-    }
+    slow_start_requests(pac);
     for (int i = 0; i < 12; i++) {
-        struct pac_segment d = rx_seg(i % N_BEFORE, 1 + (i / N_BEFORE) * MSS,
-                                      MSS, ACK, PAC_ECN_ECT0);
-        struct pac_segment a = tx_seg(i % N_BEFORE,
-                                      1 + (i / N_BEFORE + 1) * MSS, 0, ACK);
-
-        dp_rx(pac, AT(6000 + i), &d);
-        PAC_CHECK_EQ(dp_tx(pac, AT(6000 + i), &a), PAC_PASS);
+        slow_start_segment(pac, AT(6000 + i), i);
         PAC_CHECK(!pac_tracking(pac));
     }
     PAC_CHECK_EQ(get_stats(pac).tracking_starts, 0);
