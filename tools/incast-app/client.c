@@ -467,27 +467,6 @@ print_setup_failure(uint64_t vm_t0)
     fflush(stdout);
 }
 
-static int
-cmp_double(const void *a_, const void *b_)
-{
-    double a = *(const double *) a_, b = *(const double *) b_;
-
-    return a < b ? -1 : a > b;
-}
-
-/* Nearest-rank percentile of sorted 'v'. */
-static double
-percentile(const double *v, int n, double p)
-{
-    int k;
-
-    if (!n) {
-        return 0;
-    }
-    k = (int) ceil(p / 100.0 * n) - 1;
-    return v[k < 0 ? 0 : k >= n ? n - 1 : k];
-}
-
 /* Overlapping requests (--poisson-rps).
  *
  * Request j is sent at t0 + arrival[j], the arrival times a Poisson process

@@ -79,8 +79,11 @@ int parse_addr(const char *s, bool passive, struct sockaddr_storage *ss,
 int set_cc(int fd, const char *cc);
 void raise_nofile(uint64_t want);
 uint64_t now_ns(void);
+int cmp_double(const void *, const void *);
+double percentile(const double *sorted, int n, double p);
 
 int server_main(int argc, char *argv[]);
 int client_main(int argc, char *argv[]);
+int rpc_main(int argc, char *argv[]);
 
 #endif /* incast.h */

@@ -7,6 +7,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -306,4 +307,25 @@ now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t) ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int
+cmp_double(const void *a_, const void *b_)
+{
+    double a = *(const double *) a_, b = *(const double *) b_;
+
+    return a < b ? -1 : a > b;
+}
+
+/* Nearest-rank percentile of sorted 'v'. */
+double
+percentile(const double *v, int n, double p)
+{
+    int k;
+
+    if (!n) {
+        return 0;
+    }
+    k = (int) ceil(p / 100.0 * n) - 1;
+    return v[k < 0 ? 0 : k >= n ? n - 1 : k];
 }

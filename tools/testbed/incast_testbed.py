@@ -120,6 +120,9 @@ class TestbedConfig:
     buffer_bytes: int = 100_000     # Drop-tail buffer (tbf byte limit).
     hosts: int = 8                  # Sender hosts (network namespaces).
     rto_min_ms: int = 200           # Senders' RTOmin, per route.
+    # The VM's RTOmin, a route attribute as the senders' (None: the
+    # kernel's, 200 ms).  Tenants lower it against incast timeouts.
+    vm_rto_min_ms: Optional[int] = None
     cc: str = "cubic"               # Senders' congestion control.
     offloads: bool = False          # TSO/GSO/GRO on the sender links.
     mtu: int = 1500
@@ -215,6 +218,13 @@ class Workload:
     # How often the client samples the senders' counters (0: at the start
     # and the end only): tools/incast-app/README.md, "Overlapping requests".
     stats_ms: int = 50
+    # Short RPCs of the VM beside the workload (`incast rpc`: a new
+    # connection each, a 16-byte request, an answer of 'rpc_bytes'),
+    # 'rpc_rps' a second from when the workload starts until it ends; with
+    # 'senders' 0, alone for 'rpc_seconds'.
+    rpc_rps: float = 0.0
+    rpc_bytes: int = 2048
+    rpc_seconds: float = 4.0
 
     def request_fanout(self) -> int:
         """Answers per overlapping request: 'fanout', or a quarter of the
@@ -235,6 +245,13 @@ class Workload:
         return self.load * rate_mbit * 1e6 / 8 / self.request_bytes()
 
     def describe(self) -> str:
+        rpcs = (f"RPCs of {self.rpc_bytes} B at {self.rpc_rps:g}/s"
+                if self.rpc_rps else "")
+        if not self.senders:
+            return f"{rpcs} alone for {self.rpc_seconds:g} s"
+        return self._describe_answers() + (f" with {rpcs}" if rpcs else "")
+
+    def _describe_answers(self) -> str:
         if self.overlap:
             if self.bytes_per_sender:
                 return (f"{self.senders} senders, {self.rounds} requests "
@@ -315,6 +332,15 @@ class RunResult:
     # socket's receive buffer full (the datapath thread fell behind):
     # losses that are no switch's either (Testbed.host_drops()).
     host_drops: int = 0
+    # The VM's short RPCs (Workload.rpc_rps; 0 and None without): how many
+    # started, finished and failed, how many retransmitted anything (their
+    # SYN included), and the latency of those that finished.
+    rpcs: int = 0
+    rpc_failed: int = 0
+    rpc_retransmitted: int = 0
+    rpc_p50_ms: Optional[float] = None
+    rpc_p99_ms: Optional[float] = None
+    rpc_max_ms: Optional[float] = None
 
     def round_timed_out(self) -> list:
         """Per round: whether a sender's RTO fired, an answer stalled or
@@ -476,9 +502,7 @@ class Testbed:
             ns.run(["ip", "addr", "add", f"{ip}/{PREFIXLEN}", "dev", "eth0"])
             # RTOmin is a route attribute: the senders' RTO is what matters
             # in incast (their data is what the bottleneck drops).
-            ns.run(["ip", "route", "replace", f"10.1.0.0/{PREFIXLEN}",
-                    "dev", "eth0", "proto", "kernel", "scope", "link",
-                    "src", ip, "rto_min", f"{cfg.rto_min_ms}ms"])
+            self._route_rto_min(ns, ip, cfg.rto_min_ms)
             self.senders.append((ns, ip))
             self._start_server(ns, ip)
         for ns, ip in self.senders:
@@ -537,6 +561,28 @@ class Testbed:
                      "dev", "eth0"])
         # The VM closes N connections per run: let it reuse ports.
         self.vm.run(["sysctl", "-qw", "net.ipv4.tcp_tw_reuse=1"])
+        if self.cfg.vm_rto_min_ms:
+            self._route_rto_min(self.vm, VM_IP, self.cfg.vm_rto_min_ms)
+
+    @staticmethod
+    def _route_rto_min(ns: Netns, src: str, rto_min_ms: Optional[int]) -> None:
+        """The route of 'ns' (address 'src') to the testbed's subnet, with
+        RTOmin 'rto_min_ms' (None: the kernel's)."""
+        ns.run(["ip", "route", "replace", f"10.1.0.0/{PREFIXLEN}",
+                "dev", "eth0", "proto", "kernel", "scope", "link",
+                "src", src]
+               + (["rto_min", f"{rto_min_ms}ms"] if rto_min_ms else []))
+
+    def set_rto_min(self, senders_ms: int,
+                    vm_ms: Optional[int] = None) -> None:
+        """Sets the senders' RTOmin and the VM's (None: the kernel's) on
+        the live testbed, for the runs that follow (and the client's stall
+        limit with them, stall_ms())."""
+        self.cfg.rto_min_ms = senders_ms
+        self.cfg.vm_rto_min_ms = vm_ms
+        for ns, ip in self.senders:
+            self._route_rto_min(ns, ip, senders_ms)
+        self._route_rto_min(self.vm, VM_IP, vm_ms)
 
     def _run_client(self, args: list[str], jfile: Path,
                     timeout: float) -> subprocess.CompletedProcess:
@@ -725,11 +771,76 @@ class Testbed:
         if mode not in MODES:
             raise ValueError(f"mode: one of {', '.join(MODES)}, not "
                              f"{mode!r}")
+        if not wl.senders and not wl.rpc_rps:
+            raise ValueError("a workload of no senders runs RPCs alone: "
+                             "rpc_rps > 0")
+        cmd, budget = (self._client_command(mode, wl, timeout_ms)
+                       if wl.senders else ([], 0))
+        jfile = self.workdir / f"run-{mode}-{wl.senders}.json"
+
+        self.reset_servers()
+        policy = PAC_POLICIES.get(mode)
+        if policy:
+            self.pac_on(policy, PAC_MODE_OPTIONS.get(mode))
+        before = self._pac_counters() if policy else {}
+        drops0 = self.tbf_drops()
+        port_drops0 = self.vm_port_drops()
+        host_drops0 = self.host_drops()
+        rpc = None
+        try:
+            if wl.rpc_rps:
+                rpc = self._start_rpcs(wl)
+            if wl.senders:
+                p = self._run_client(cmd, jfile, budget)
+            else:
+                time.sleep(wl.rpc_seconds)
+            rpc_line = self._stop_rpcs(rpc) if rpc else ""
+            rpc = None
+            drops = self.tbf_drops() - drops0
+            port_drops = self.vm_port_drops() - port_drops0
+            host_drops = self.host_drops() - host_drops0
+            pac, rtts = {}, []
+            if policy:
+                after = self._pac_counters()
+                pac = {k: v - before.get(k, 0) for k, v in after.items()}
+                # Gauges, not counters: keep their values.
+                for k in ("pac_max_held_seen", "pac_held", "pac_flows",
+                          "pac_threshold", "pac_avg_rtt_us", "pac_in_flight",
+                          "pac_alpha_permille", "pac_control_interval_us"):
+                    if k in after:
+                        pac[k] = after[k]
+                rtts = self._pac_rtts()
+        finally:
+            if rpc:
+                rpc.kill()
+                rpc.wait()
+            if policy:
+                self.pac_off()
+        if wl.senders:
+            r = self._result(mode, wl, p, jfile, drops, pac, rtts)
+        else:
+            r = RunResult(mode=mode, senders=0, rounds=0, goodput_mbps=0.0,
+                          timeout_rounds=0, rct_p50_ms=0.0, rct_p99_ms=0.0,
+                          bytes=0, errors=0, sender_rtos=0,
+                          sender_retrans=0, pac=pac, bottleneck_drops=drops)
+        r.vm_port_drops = port_drops
+        r.host_drops = host_drops
+        if rpc_line:
+            self._note_rpcs(r, rpc_line)
+        if wl.overlap:
+            r.workload = "overlap"
+            r.fanout = wl.request_fanout()
+            r.rate_rps = round(wl.request_rate(self.cfg.rate_mbit), 3)
+        return r
+
+    def _client_command(self, mode: str, wl: Workload,
+                        timeout_ms: int) -> tuple[list[str], float]:
+        """The incast client's arguments for 'wl' in 'mode' (but --json),
+        and how long it may take, seconds."""
         hosts = self._hosts_for(wl.senders)
         per_host = wl.senders // hosts
         servers = ",".join(f"{ip}:{SERVER_PORT}"
                            for _, ip in self.senders[:hosts])
-        jfile = self.workdir / f"run-{mode}-{wl.senders}.json"
         cmd = ["--servers", servers,
                "--conns-per-server", str(per_host),
                "--timeout-ms", str(timeout_ms),
@@ -753,42 +864,45 @@ class Testbed:
         if mode == "ap":
             cmd += ["--ap-buffer", str(self.cfg.buffer_bytes),
                     "--ap-rate-mbps", str(round(self.cfg.rate_mbit))]
+        return cmd, budget
 
-        self.reset_servers()
-        policy = PAC_POLICIES.get(mode)
-        if policy:
-            self.pac_on(policy, PAC_MODE_OPTIONS.get(mode))
-        before = self._pac_counters() if policy else {}
-        drops0 = self.tbf_drops()
-        port_drops0 = self.vm_port_drops()
-        host_drops0 = self.host_drops()
-        try:
-            p = self._run_client(cmd, jfile, budget)
-            drops = self.tbf_drops() - drops0
-            port_drops = self.vm_port_drops() - port_drops0
-            host_drops = self.host_drops() - host_drops0
-            pac, rtts = {}, []
-            if policy:
-                after = self._pac_counters()
-                pac = {k: v - before.get(k, 0) for k, v in after.items()}
-                # Gauges, not counters: keep their values.
-                for k in ("pac_max_held_seen", "pac_held", "pac_flows",
-                          "pac_threshold", "pac_avg_rtt_us", "pac_in_flight",
-                          "pac_alpha_permille", "pac_control_interval_us"):
-                    if k in after:
-                        pac[k] = after[k]
-                rtts = self._pac_rtts()
-        finally:
-            if policy:
-                self.pac_off()
-        r = self._result(mode, wl, p, jfile, drops, pac, rtts)
-        r.vm_port_drops = port_drops
-        r.host_drops = host_drops
-        if wl.overlap:
-            r.workload = "overlap"
-            r.fanout = wl.request_fanout()
-            r.rate_rps = round(wl.request_rate(self.cfg.rate_mbit), 3)
-        return r
+    # An RPC that takes longer fails (`incast rpc --timeout-ms`).
+    RPC_TIMEOUT_MS = 5000
+
+    def _start_rpcs(self, wl: Workload) -> subprocess.Popen:
+        """Starts `incast rpc` in the VM: wl.rpc_rps RPCs a second, one
+        sender host after the other, until _stop_rpcs()."""
+        servers = ",".join(f"{ip}:{SERVER_PORT}" for _, ip in self.senders)
+        return subprocess.Popen(
+            self.vm.cmd([str(INCAST), "rpc", "--servers", servers,
+                         "--count", "0", "--rate-rps", f"{wl.rpc_rps:g}",
+                         "--bytes", str(wl.rpc_bytes),
+                         "--timeout-ms", str(self.RPC_TIMEOUT_MS)]),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def _stop_rpcs(self, p: subprocess.Popen) -> str:
+        """Stops `incast rpc` starting RPCs; returns its RPC line once
+        those under way have finished."""
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=self.RPC_TIMEOUT_MS / 1000 + 30)
+        line = _last_line(out, "RPC ")
+        if p.returncode or not line:
+            raise RuntimeError(f"incast rpc failed (exit {p.returncode}): "
+                               f"{err.strip()[-2000:]}")
+        return line
+
+    @staticmethod
+    def _note_rpcs(r: RunResult, line: str) -> None:
+        """Copies `incast rpc`'s RPC line into 'r'."""
+        f = dict(re.findall(r"\b(\w+)=([\d.]+)", line))
+        r.rpcs = int(f["count"])
+        r.rpc_failed = int(f["failed"])
+        r.rpc_retransmitted = int(f["retransmitted"])
+        if int(f["ok"]):
+            r.rpc_p50_ms = float(f["p50_ms"])
+            r.rpc_p99_ms = float(f["p99_ms"])
+            r.rpc_max_ms = float(f["max_ms"])
 
     def stall_ms(self) -> int:
         """The wait within an answer that the incast client counts as a

@@ -65,6 +65,9 @@ class VmTestbed(Testbed):
             raise ValueError("VmTestbed: TestbedConfig.vm must be set")
         if self.cfg.ovn or self.cfg.pmd:
             raise ValueError("VmTestbed: not with OVN or a PMD thread")
+        if self.cfg.vm_rto_min_ms:
+            raise ValueError("VmTestbed: the guest's RTOmin is its own "
+                             "(vm_rto_min_ms: a namespace VM only)")
         self.image = image
         self.libvirtd: Optional[Libvirtd] = None
         self.guest: Optional[VmGuest] = None
@@ -130,6 +133,13 @@ class VmTestbed(Testbed):
         jfile.write_text(m.group(4))
         return subprocess.CompletedProcess(words, int(m.group(1)),
                                            m.group(2), m.group(3))
+
+    def _start_rpcs(self, wl) -> subprocess.Popen:
+        raise ValueError("VmTestbed: RPCs (Workload.rpc_rps) run in a "
+                         "namespace VM only")
+
+    def set_rto_min(self, senders_ms: int, vm_ms=None) -> None:
+        raise ValueError("VmTestbed: the guest's routes are its own")
 
     def vm_port_drops(self) -> int:
         out = self.hv.run(["ip", "-s", "link", "show", VM_PORT]).stdout
