@@ -117,6 +117,11 @@ const struct pac_knob pac_knobs[] = {
          "Wait after which held data of the VM also goes out as a copy "
          "that gives the peer no room, so the VM's retransmission timer "
          "stops; 0 turns it off."),
+    KNOB("new-flow-reserve", OTHER_CONFIG, U32, new_flow_reserve, "bytes",
+         16384, 0, PAC_MAX_THRESHOLD,
+         "Part of the threshold (at most a quarter) that only connections "
+         "which have received fewer bytes than this may fill; they go "
+         "ahead of held segments that wait for room.  0 turns it off."),
     KNOB("max-flows", OTHER_CONFIG, U32, max_flows, "connections", 16384,
          1, PAC_MAX_FLOWS_LIMIT,
          "Flow table capacity."),

@@ -277,7 +277,10 @@ struct pac_rr_node {
                                  * pac_response_room(); */
 #define PAC_RR_FREE     0x04    /* ...triggers nothing; */
 #define PAC_RR_WINDOW   0x08    /* ...is a window trigger subject to
-                                 * admission (tr_mss is the flow's MSS). */
+                                 * admission (tr_mss is the flow's MSS); */
+#define PAC_RR_NEW      0x10    /* ...is a new connection's
+                                 * (pac_flow_is_new()); */
+#define PAC_RR_SYN      0x20    /* ...is the receiver's SYN. */
 
 
 /* What a search of a ring looks for (pac_rr_iter_next()): a flow whose
@@ -450,6 +453,11 @@ struct pac {
     uint64_t last_rx_data;      /* When data last arrived, any flow. */
     uint64_t last_trigger_turn; /* When a window trigger last left in its
                                  * turn (PAC_REL_FIT). */
+    /* The room, in bytes on the wire, that a new connection's window
+     * trigger waits for, and when a scheduler pass last found it waiting:
+     * while it waits, older flows leave it that room (pac_flow_fits()). */
+    uint32_t new_wait_bytes;
+    uint64_t new_wait_seen;
     uint64_t next_scan;         /* Idle-flow expiry. */
 
     /* The fast path (pac-watch.c).  'tracking' is pac_tracking(): always
@@ -591,6 +599,10 @@ void pac_note_late_data(struct pac *);
 uint32_t pac_trigger_bytes(const struct pac *, const struct pac_flow *,
                            const struct pac_held *);
 bool pac_fits(const struct pac *, uint32_t trigger);
+bool pac_flow_is_new(const struct pac *, const struct pac_flow *);
+bool pac_flow_fits(const struct pac *, const struct pac_flow *,
+                   uint32_t trigger);
+void pac_note_new_wait(struct pac *, uint32_t trigger);
 uint32_t pac_peer_cwnd(const struct pac *, const struct pac_flow *);
 uint32_t pac_ack_delta(const struct pac_flow *, uint32_t ack);
 uint32_t pac_received_delta(const struct pac_flow *, uint32_t ack);

@@ -12,6 +12,10 @@
  * with two exceptions for packets whose data in_flight already counts:
  * heads that trigger nothing go (release_free()), and ACKs that only
  * finish an answer of known size may pass a window trigger that waits.
+ * The last part of the threshold, the new connections' reserve, is theirs
+ * (pac_flow_fits()): a head of an older flow that only that part would
+ * hold waits, and new connections' heads that fit may go before it, so a
+ * short flow that starts during an incast does not wait for the incast.
  * Eligibility has one definition: a head's keys (pac_head_keys()) matched
  * against the instance's totals (eligible_query()).  Heads past their hold
  * bound go out of turn (pac_release_expired()), and at the held-packet cap
@@ -177,6 +181,12 @@ pac_head_keys(const struct pac *pac, uint32_t idx, struct pac_rr_keys *k)
     uint32_t trigger = pac_trigger_bytes(pac, f, h);
 
     k->bits = trigger ? 0 : PAC_RR_FREE;
+    if (pac_flow_is_new(pac, f)) {
+        k->bits |= PAC_RR_NEW;
+    }
+    if (h->flags & PAC_H_SYN) {
+        k->bits |= PAC_RR_SYN;
+    }
     k->out = UINT32_MAX;
     k->mss = UINT32_MAX;
     if (pac->cfg.policy == PAC_POLICY_RDTCP) {
@@ -320,7 +330,13 @@ head_wait(const struct pac *pac, enum pac_class c, uint32_t h)
 enum serve_result {
     SERVE_RELEASED,             /* Released its head. */
     SERVE_BLOCKED,              /* Its head does not fit: stop. */
-    SERVE_SKIPPED,              /* Look further, for capped ACKs only. */
+    SERVE_SKIPPED,              /* Look further, for capped ACKs and the
+                                 * receiver's SYNs only. */
+    SERVE_RESERVED,             /* Only the new connections' reserve would
+                                 * hold its head: look further, for new
+                                 * connections' heads only (and capped
+                                 * ACKs and SYNs, if the head is a window
+                                 * trigger). */
 };
 
 static enum serve_result
@@ -328,16 +344,26 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
 {
     struct pac_flow *f = &pac->flows[idx];
     const struct pac_held *h = &pac->held[f->held_head];
+    uint32_t trigger = pac_trigger_bytes(pac, f, h);
 
-    if (pac_fits(pac, pac_trigger_bytes(pac, f, h))) {
+    if (pac_flow_fits(pac, f, trigger)) {
+        if (h->kind != PAC_K_ACK && pac_flow_is_new(pac, f)) {
+            pac->new_wait_bytes = 0;
+        }
         pac_release_head(pac, idx, PAC_REL_FIT, emit, aux);
         if (f->n_held) {
             pac->rr_cursor[level] = f->rr_next;
         }
         return SERVE_RELEASED;
-    } else if (h->kind == PAC_K_ACK
-               || head_wait(pac, PAC_CLASS_TRIGGER, f->held_head)
-                  >= pac->cfg.max_hold_trigger_us) {
+    } else if (pac_fits(pac, trigger)) {
+        return SERVE_RESERVED;
+    } else if (h->kind != PAC_K_ACK && pac_flow_is_new(pac, f)) {
+        /* Older flows leave it the room it waits for from now on. */
+        pac_note_new_wait(pac, trigger);
+    }
+    if (h->kind == PAC_K_ACK
+        || head_wait(pac, PAC_CLASS_TRIGGER, f->held_head)
+           >= pac->cfg.max_hold_trigger_us) {
         release_free(pac, emit, aux);
         return SERVE_BLOCKED;
     }
@@ -353,12 +379,20 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
  * waited max_hold_trigger_us yet lets go first the ACKs behind it in the
  * turn that only let a peer finish an answer of known size: their data is
  * counted in in_flight already and cannot come without them, so holding
- * them behind a window that does not fit would stall everything. */
+ * them behind a window that does not fit would stall everything; so do
+ * the receiver's SYNs, which bring a SYN-ACK's frame only.  New
+ * connections' heads that fit go before a head that waits only for the
+ * reserve that is theirs, whatever its kind: a handshake or a short
+ * exchange does not wait for an incast's budget to drain.  (Not before a
+ * window trigger that does not fit at all: in an incast's first round,
+ * every connection is new, and admission must hold.) */
 static bool
 schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
 {
     struct pac_rr_query q;
-    bool acks_only = false;
+    uint8_t passing = 0;        /* Bits of the heads that may pass the
+                                 * ones that wait, once one waits. */
+    bool free_pending = false;
 
     pac_rr_trim(pac);
     eligible_query(pac, &q);
@@ -371,14 +405,26 @@ schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
         while ((idx = pac_rr_iter_next(pac, &it, &q)) != PAC_NONE) {
             enum serve_result r = serve(pac, level, idx, emit, aux);
 
-            if (r != SERVE_SKIPPED) {
+            if (r == SERVE_RELEASED || r == SERVE_BLOCKED) {
                 return r == SERVE_RELEASED;
+            } else if (r == SERVE_RESERVED) {
+                bool ack = (pac->held[pac->flows[idx].held_head].kind
+                            == PAC_K_ACK);
+
+                /* A reserved ACK, as a blocked one, lets the heads that
+                 * trigger nothing go, once no new connection's head
+                 * goes. */
+                free_pending |= ack;
+                passing |= (PAC_RR_NEW
+                            | (ack ? 0 : PAC_RR_CAPPED | PAC_RR_SYN));
+            } else if (!passing) {
+                passing = PAC_RR_CAPPED | PAC_RR_SYN;
             }
-            if (!acks_only) {
-                acks_only = true;
-                bits_query(&q, PAC_RR_CAPPED);
-            }
+            bits_query(&q, passing);
         }
+    }
+    if (free_pending) {
+        release_free(pac, emit, aux);
     }
     return false;
 }
@@ -421,7 +467,8 @@ pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
              * lose the whole window and time the peer out, which is worse
              * than waiting (its peer is idle, no timer of its runs). */
             if (c == PAC_CLASS_TRIGGER
-                && !pac_fits(pac, pac_trigger_bytes(pac, f, &pac->held[h]))) {
+                && !pac_flow_fits(pac, f,
+                                  pac_trigger_bytes(pac, f, &pac->held[h]))) {
                 break;
             }
             release_upto(pac, flow_idx, h, PAC_REL_MAX_HOLD, emit, aux);

@@ -18,7 +18,9 @@
  * the expected size, the larger of the connection's last two
  * (pac_response_room()), and every trigger by the right edge of the
  * window the peer will have (pac_window_room()).  pac_fits() says whether
- * a trigger fits under the threshold, counting frames, not payload. */
+ * a trigger fits under the threshold, counting frames, not payload;
+ * pac_flow_fits() whether a flow's does, under the threshold less the new
+ * connections' reserve unless the flow is new (pac_flow_is_new()). */
 
 #include "pac-private.h"
 
@@ -389,18 +391,79 @@ pac_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
     return trigger + pac_ack_frame_bytes(f, d);
 }
 
-/* Whether 'trigger' more bytes fit under the threshold.  in_flight and
- * triggers count TCP payload, but a switch buffer holds whole frames: each
- * full segment of default_mss bytes takes PAC_WIRE_OVERHEAD bytes more. */
-bool
-pac_fits(const struct pac *pac, uint32_t trigger)
+/* Whether 'trigger' more bytes fit under 'limit' bytes in flight.
+ * in_flight and triggers count TCP payload, but a switch buffer holds whole
+ * frames: each full segment of default_mss bytes takes PAC_WIRE_OVERHEAD
+ * bytes more. */
+static bool
+fits_under(const struct pac *pac, uint32_t trigger, uint64_t limit)
 {
     uint64_t payload = pac->in_flight + trigger;
     uint64_t mss = pac->cfg.default_mss;
 
-    /* floor(payload * (mss + overhead) / mss) <= threshold, without the
+    /* floor(payload * (mss + overhead) / mss) <= limit, without the
      * division (tens of cycles, on most scheduler passes). */
     return (!pac->in_flight
-            || payload * (mss + PAC_WIRE_OVERHEAD)
-               < (pac->threshold + 1) * mss);
+            || payload * (mss + PAC_WIRE_OVERHEAD) < (limit + 1) * mss);
+}
+
+/* Whether 'trigger' more bytes fit under the threshold. */
+bool
+pac_fits(const struct pac *pac, uint32_t trigger)
+{
+    return fits_under(pac, trigger, pac->threshold);
+}
+
+/* Whether flow 'f' is a new connection: it has received fewer bytes than
+ * the new connections' reserve (cfg.new_flow_reserve), so its segments may
+ * fill the reserve. */
+bool
+pac_flow_is_new(const struct pac *pac, const struct pac_flow *f)
+{
+    return f->rx_bytes < pac->cfg.new_flow_reserve;
+}
+
+/* How long a new connection's wait, once noted, keeps older flows out of
+ * the room it waits for without a scheduler pass finding it again
+ * (passes run on every packet while it waits). */
+#define PAC_NEW_WAIT_FRESH_US 1000
+
+/* Notes that a new connection's window trigger of 'trigger' payload bytes
+ * does not fit now. */
+void
+pac_note_new_wait(struct pac *pac, uint32_t trigger)
+{
+    uint64_t mss = pac->cfg.default_mss;
+
+    pac->new_wait_bytes = MIN(trigger * (mss + PAC_WIRE_OVERHEAD) / mss,
+                              UINT32_MAX);
+    pac->new_wait_seen = pac->now;
+}
+
+/* The part of the threshold that older flows leave to new connections:
+ * the reserve (at most a quarter of the threshold, which the loss cap may
+ * lower), or, while a new connection's window trigger waits for more, the
+ * room it waits for, up to half the threshold. */
+static uint32_t
+new_flow_room(const struct pac *pac)
+{
+    uint32_t room = MIN(pac->cfg.new_flow_reserve, pac->threshold / 4);
+
+    if (pac->new_wait_bytes && room
+        && pac->now - pac->new_wait_seen < PAC_NEW_WAIT_FRESH_US) {
+        room = MAX(room, MIN(pac->new_wait_bytes, pac->threshold / 2));
+    }
+    return room;
+}
+
+/* Whether 'trigger' more bytes of flow 'f' fit: under the threshold if the
+ * flow is new, else under the threshold less what older flows leave to new
+ * ones (new_flow_room()). */
+bool
+pac_flow_fits(const struct pac *pac, const struct pac_flow *f,
+              uint32_t trigger)
+{
+    uint32_t room = pac_flow_is_new(pac, f) ? 0 : new_flow_room(pac);
+
+    return fits_under(pac, trigger, pac->threshold - room);
 }

@@ -726,7 +726,8 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
         /* A duplicate ACK is never held back behind other flows: the peer
          * needs it for fast retransmit. */
         if (pac_is_dup_ack(f, &d)
-            || ((top < 0 || top > f->level) && pac_fits(pac, trigger))) {
+            || ((top < 0 || top > f->level)
+                && pac_flow_fits(pac, f, trigger))) {
             pac_account_send(pac, f, &d, trigger);
             if (d.kind == PAC_K_ACK) {
                 pac_note_ack_delay(pac, 0);

@@ -123,6 +123,17 @@ struct pac_config {
      * Needs a caller that copies packets (pac_set_copy_cb()).  [50000] */
     uint32_t request_copy_us;
 
+    /* The part of the threshold, in bytes, that only new connections may
+     * fill: a connection is new until it has received that many bytes (a
+     * handshake, a short exchange, the first window of a longer one).
+     * Everything else fits under the threshold less this reserve; new
+     * connections' segments fit under the whole threshold, and go ahead
+     * of a head that waits for room.  So a short flow that starts during
+     * an incast waits for room of its own, not for the incast's budget to
+     * drain.  At most a quarter of the threshold counts; 0 turns it off.
+     * [16384] */
+    uint32_t new_flow_reserve;
+
     /* Flow table capacity.  [16384] */
     uint32_t max_flows;
 

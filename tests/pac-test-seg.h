@@ -305,13 +305,15 @@ end_pac(void)
  * interval ends (no threshold change, no deviation correction) in a test
  * that stays within 100 ms of T0, and without the fast path: these tests
  * drive the tracked algorithm with a few connections, which would not
- * start tracking (test-pac-watch.c tests the fast path). */
+ * start tracking (test-pac-watch.c tests the fast path), nor the new
+ * connections' reserve, which their exact fits predate. */
 static inline void
 test_config(struct pac_config *cfg)
 {
     pac_config_init(cfg);
     cfg->base_rtt_us = 10000000;
     cfg->fast_path = false;
+    cfg->new_flow_reserve = 0;
 }
 
 /* Introspection. */

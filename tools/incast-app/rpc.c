@@ -41,6 +41,7 @@ struct rpc {
     enum rpc_state state;
     int fd;
     uint64_t t_start, t_end;    /* now_ns() at connect() and at the end. */
+    uint64_t t_connected;       /* now_ns() when the handshake was done. */
     uint32_t got;               /* Answer bytes verified so far. */
     uint32_t retrans;           /* tcpi_total_retrans at the end. */
     bool ok;
@@ -118,6 +119,7 @@ rpc_connected(struct rpc *r, int ep, uint32_t i, uint32_t bytes)
     socklen_t len = sizeof(int);
     int err = 0;
 
+    r->t_connected = now_ns();
     if (getsockopt(r->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
         rpc_finish(r, false, strerror(err ? err : errno));
         return;
@@ -217,9 +219,11 @@ rpc_report(const struct rpc *rpcs, uint32_t count, uint64_t t0,
             const struct rpc *r = &rpcs[i];
 
             fprintf(f, "  {\"start_ms\": %.3f, \"latency_ms\": %.3f, "
-                    "\"ok\": %d, \"retrans\": %" PRIu32 "}%s\n",
-                    (r->t_start - t0) / 1e6,
-                    (r->t_end - r->t_start) / 1e6, r->ok, r->retrans,
+                    "\"connect_ms\": %.3f, \"ok\": %d, \"retrans\": %"
+                    PRIu32 "}%s\n", (r->t_start - t0) / 1e6,
+                    (r->t_end - r->t_start) / 1e6,
+                    r->t_connected ? (r->t_connected - r->t_start) / 1e6
+                                   : -1.0, r->ok, r->retrans,
                     i + 1 < count ? "," : "");
         }
         fprintf(f, "]}\n");
