@@ -165,6 +165,10 @@ update_rate(struct pac *pac, bool gap)
         double rate = (double) pac->rate_bytes / (now - pac->rate_start);
 
         if (rate > pac->bw_max) {
+            if (!(pac->bw_max > 0)) {
+                /* The requests held so far were foreseen at a guess. */
+                pac_foresight_restart(pac);
+            }
             pac->bw_max = rate;
         }
         pac->rate_start = now;

@@ -113,10 +113,10 @@ const struct pac_knob pac_knobs[] = {
          "Wait after which a held request or SYN-ACK goes ahead of its turn "
          "once its window fits."),
     KNOB("request-copy-us", OTHER_CONFIG, U32, request_copy_us,
-         "microseconds", 50000, 0, PAC_MAX_HOLD_LIMIT_US,
+         "microseconds", 3000, 0, PAC_MAX_HOLD_LIMIT_US,
          "Wait after which held data of the VM also goes out as a copy "
          "that gives the peer no room, so the VM's retransmission timer "
-         "stops; 0 turns it off."),
+         "stops (less after the VM has timed out); 0 turns it off."),
     KNOB("new-flow-reserve", OTHER_CONFIG, U32, new_flow_reserve, "bytes",
          16384, 0, PAC_MAX_THRESHOLD,
          "Part of the threshold (at most a quarter) that only connections "

@@ -454,9 +454,14 @@ struct pac {
     uint64_t last_trigger_turn; /* When a window trigger last left in its
                                  * turn (PAC_REL_FIT). */
     /* The room, in bytes on the wire, that a new connection's window
-     * trigger waits for, and when a scheduler pass last found it waiting:
-     * while it waits, older flows leave it that room (pac_flow_fits()). */
+     * trigger waits for, and (new_wait_seen) when a scheduler pass last
+     * found it waiting: while it waits, older flows leave it that room
+     * (pac_flow_fits()). */
     uint32_t new_wait_bytes;
+    /* The least time a held request had waited when the receiver sent it
+     * again (its retransmission timer had run out), microseconds; 0 if it
+     * never has.  Requests are copied after half of it (pac_copy_delay()). */
+    uint32_t vm_rto_seen_us;
     uint64_t new_wait_seen;
     uint64_t next_scan;         /* Idle-flow expiry. */
 
@@ -603,6 +608,8 @@ bool pac_flow_is_new(const struct pac *, const struct pac_flow *);
 bool pac_flow_fits(const struct pac *, const struct pac_flow *,
                    uint32_t trigger);
 void pac_note_new_wait(struct pac *, uint32_t trigger);
+uint32_t pac_copy_delay(const struct pac *);
+void pac_foresight_restart(struct pac *);
 uint32_t pac_peer_cwnd(const struct pac *, const struct pac_flow *);
 uint32_t pac_ack_delta(const struct pac_flow *, uint32_t ack);
 uint32_t pac_received_delta(const struct pac_flow *, uint32_t ack);

@@ -30,6 +30,10 @@
  * it admits at most threshold / (PAC_MIN_FLOW_WINDOW * MSS) busy peers. */
 #define PAC_MIN_FLOW_WINDOW 4
 
+/* The least wait after which a receiver's retransmissions bring the copy
+ * delay (pac_copy_delay()): a copy takes a round trip to the peer. */
+#define PAC_MIN_COPY_DELAY_US 200
+
 /* Visits, in all, to flows for heads that trigger nothing while the
  * scheduler waits: one per packet a level holds (see release_free()). */
 #define PAC_FREE_LOOKAHEAD 256
@@ -497,15 +501,31 @@ copy_next(const struct pac *pac)
     return trigger_after(pac, pac->copy_last);
 }
 
-/* How long until request_copy_us will have passed since 'since'; 0 if it
+/* The least wait after which held data is copied: request_copy_us, or,
+ * once the receiver has retransmitted a held request (its RTO ran out),
+ * half the least wait after which it did, but not below
+ * PAC_MIN_COPY_DELAY_US.  0 if copies are off. */
+uint32_t
+pac_copy_delay(const struct pac *pac)
+{
+    uint32_t delay = pac->cfg.request_copy_us;
+
+    if (delay && pac->vm_rto_seen_us) {
+        delay = MIN(delay, MAX(pac->vm_rto_seen_us / 2,
+                               PAC_MIN_COPY_DELAY_US));
+    }
+    return delay;
+}
+
+/* How long until pac_copy_delay() will have passed since 'since'; 0 if it
  * has. */
 static uint32_t
 copy_wait_left(const struct pac *pac, uint32_t since)
 {
     uint32_t waited = pac_elapsed32(pac->now, since);
+    uint32_t delay = pac_copy_delay(pac);
 
-    return (waited < pac->cfg.request_copy_us
-            ? pac->cfg.request_copy_us - waited : 0);
+    return waited < delay ? delay - waited : 0;
 }
 
 /* Whether the window trigger after the last one looked at, 'h', is due
@@ -653,22 +673,47 @@ copy_heads(struct pac *pac, void *aux)
     return true;
 }
 
+/* The rate, in bytes per microsecond, at which PAC expects held answers to
+ * arrive: the highest receive rate seen, or, before any, a threshold per
+ * base RTT (the whole buffer and pipe each round trip, more than a link
+ * drains: it errs toward copying too few, not too many). */
+static double
+answer_rate(const struct pac *pac)
+{
+    return (pac->bw_max > 0 ? pac->bw_max
+            : (double) pac->threshold / MAX(pac->avg_base_rtt_us, 1));
+}
+
 /* Whether request 'h', the next that copy_foreseen_heads() looks at, is
  * expected to wait request_copy_us in all.  The window triggers ahead of
  * it in the age FIFO (n_foreseen of them) go first, each bringing an
  * answer of the size that its own is expected to be (an incast's answers
- * are alike; pac_expected_answer()), and those answers arrive at the
- * highest receive rate seen. */
+ * are alike; pac_expected_answer()), at answer_rate(). */
 static bool
 copy_foreseen(const struct pac *pac, uint32_t h)
 {
     const struct pac_held *p = &pac->held[h];
     double wait_us = ((double) pac->n_foreseen
                       * pac_expected_answer(pac, &pac->flows[p->flow], p)
-                      / pac->bw_max);
+                      / answer_rate(pac));
 
     return (wait_us + pac_elapsed32(pac->now, p->head_since)
-            >= pac->cfg.request_copy_us);
+            >= pac_copy_delay(pac));
+}
+
+/* Makes the foresight walk look again at every window trigger held: the
+ * first rate measured replaces answer_rate()'s guess, under which a request
+ * near the front may have been taken for a short wait.  Once per instance
+ * (bw_max never goes back to 0), over the triggers held then. */
+void
+pac_foresight_restart(struct pac *pac)
+{
+    for (uint32_t h = pac->age_head[PAC_CLASS_TRIGGER]; h != PAC_NONE;
+         h = pac->held[h].age_next) {
+        pac->held[h].flags &= ~PAC_H_FORESEEN;
+    }
+    pac->n_foreseen = 0;
+    pac->foresight_last = PAC_NONE;
 }
 
 /* Sends a copy of each request that PAC expects to wait request_copy_us
@@ -678,18 +723,19 @@ copy_foreseen(const struct pac *pac, uint32_t h)
  * begun, instead of request_copy_us later in the middle of those answers:
  * thousands of copies at once, and the peers' ACKs of them, cost the
  * datapath that carries the answers (on the testbed, a pause of 60-100 ms
- * that left answers waiting past the senders' RTO).  Each trigger is looked at once, when the
- * foresight walk reaches it; those it does not copy then wait for
- * copy_heads().  Before any rate has been measured the walk waits: it
- * cannot tell how long anything will take. */
+ * that left answers waiting past the senders' RTO).  Each trigger is
+ * looked at once, when the foresight walk reaches it; those it does not
+ * copy then wait for copy_heads().  Before a rate has been measured, the
+ * first incast PAC holds is foreseen at answer_rate()'s guess, and again
+ * at the first rate measured (pac_foresight_restart()): waiting for a
+ * measured rate left the copies of its requests to copy_heads(), after a
+ * VM with an RTOmin of 5 ms had timed out (700 timeouts at 1 024
+ * senders). */
 static bool
 copy_foreseen_heads(struct pac *pac, void *aux)
 {
     uint32_t h;
 
-    if (!(pac->bw_max > 0)) {
-        return true;
-    }
     /* Not the packet that pac_tx() is holding: its caller has not yet
      * made it a held packet of its own, and no packet is emitted during
      * its own pac_tx() call.  The walk goes on at the next call. */

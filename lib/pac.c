@@ -574,6 +574,22 @@ holds_request(const struct pac *pac, const struct pac_flow *f, uint32_t ack)
             && pac->held[w->request_held].ack == ack);
 }
 
+/* The receiver sent again the request that flow 'f' holds: its
+ * retransmission timer ran out while PAC held the request, so its RTO is
+ * at most the request's wait.  Later requests are copied before half of
+ * the least such wait (pac_copy_delay()). */
+static void
+note_vm_retransmit(struct pac *pac, const struct pac_flow *f)
+{
+    const struct pac_held *p = &pac->held[pac_flow_wnd(pac, f)->request_held];
+    uint32_t waited = pac_elapsed32(pac->now, p->enq_time);
+
+    pac->stats.vm_retransmits++;
+    if (waited && (!pac->vm_rto_seen_us || waited < pac->vm_rto_seen_us)) {
+        pac->vm_rto_seen_us = waited;
+    }
+}
+
 /* Classifies segment 'seg' of flow 'f' leaving the receiver into 'd'. */
 static void
 classify_tx(struct pac *pac, struct pac_flow *f,
@@ -620,6 +636,9 @@ classify_tx(struct pac *pac, struct pac_flow *f,
             pac_flow_wnd(pac, f)->bits &= ~PAC_W_LIMITED;
         }
     } else {
+        if (seg->payload_len && has_ack && holds_request(pac, f, seg->ack)) {
+            note_vm_retransmit(pac, f);
+        }
         d->kind = PAC_K_ACK;
     }
 }
@@ -889,6 +908,7 @@ pac_get_stats(const struct pac *pac, struct pac_stats *stats)
     stats->held = pac->n_held;
     stats->held_bytes = pac->held_bytes;
     stats->tracking = pac_tracking(pac);
+    stats->copy_delay_us = pac_copy_delay(pac);
     memcpy(stats->held_per_level, pac->n_held_level,
            sizeof stats->held_per_level);
 }

@@ -119,8 +119,11 @@ struct pac_config {
      * been acknowledged, which would drop an old one).
      * A held request that data passes goes as an ACK instead, under
      * max_hold_us.  So data may wait its turn longer than the receiver's
-     * RTO (200 ms minimum on Linux) without timing the receiver out.
-     * Needs a caller that copies packets (pac_set_copy_cb()).  [50000] */
+     * RTO without timing the receiver out.  Once the receiver has sent a
+     * held request again (its timer ran out), requests are copied after
+     * half the least wait at which it did, if that is less.  The default
+     * is under an RTOmin of 5 ms.
+     * Needs a caller that copies packets (pac_set_copy_cb()).  [3000] */
     uint32_t request_copy_us;
 
     /* The part of the threshold, in bytes, that only new connections may
@@ -533,6 +536,12 @@ struct pac_stats {
                                      * (request_copy_us): of requests at
                                      * their flow's head, and of data
                                      * queued behind held segments. */
+    uint64_t vm_retransmits;        /* The receiver's retransmissions of a
+                                     * request PAC held: its own timer ran
+                                     * out (a timeout PAC caused). */
+    uint32_t copy_delay_us;         /* The wait after which held requests
+                                     * are copied now: request_copy_us, or
+                                     * less after vm_retransmits. */
     uint64_t dry_reclaims;          /* Flows that left triggered data
                                      * unsent (answer complete). */
     uint64_t dry_bytes;             /* In-flight bytes so reclaimed. */

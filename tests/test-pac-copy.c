@@ -327,6 +327,32 @@ test_no_copy_foreseen_for_a_short_wait(void)
     end_pac();
 }
 
+/* The VM's retransmission of a held request shows its RTO: from then on
+ * held requests are copied after half the wait at which it came
+ * (pac_copy_delay()), here 8 ms: the held request, 8 ms old, gets its copy
+ * as soon as data makes room for the copy's ACK frame (most of flow 0's
+ * answer), where without the retransmission it waits for request_copy_us
+ * (50 ms). */
+static void
+test_copy_delay_learns_vm_rto(void)
+{
+    for (int retransmit = 0; retransmit < 2; retransmit++) {
+        struct pac *pac = held_request(true, COPY_US);
+
+        PAC_CHECK(pac);
+        PAC_CHECK_EQ(get_stats(pac).copy_delay_us, COPY_US);
+        if (retransmit) {
+            tx(pac, AT(8000), 1, 1, 100, ACK, 2);
+            PAC_CHECK_EQ(get_stats(pac).vm_retransmits, 1);
+            PAC_CHECK_EQ(get_stats(pac).copy_delay_us, 4000);
+        }
+        rx_data(pac, AT(8100), 0, 1, IW - 2000);
+        PAC_CHECK_EQ(n_copies, retransmit ? 1 : 0);
+        PAC_CHECK_EQ(get_stats(pac).vm_retransmits, retransmit ? 1 : 0);
+        end_pac();
+    }
+}
+
 /* A request released before request_copy_us gets no copy. */
 static void
 test_no_copy_when_released_early(void)
@@ -580,6 +606,7 @@ main(void)
     PAC_RUN_TEST(test_no_copy_when_off);
     PAC_RUN_TEST(test_copy_wakeup);
     PAC_RUN_TEST(test_copy_foreseen);
+    PAC_RUN_TEST(test_copy_delay_learns_vm_rto);
     PAC_RUN_TEST(test_no_copy_foreseen_for_a_short_wait);
     PAC_RUN_TEST(test_copy_of_data_behind_held_acks);
     PAC_RUN_TEST(test_copy_behind_first_answer);

@@ -156,6 +156,8 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     STAT(triggers, handshake_triggers)             \
     STAT(triggers, windows_clamped)                \
     STAT(triggers, request_copies)                 \
+    STAT(triggers, vm_retransmits)                 \
+    STAT(triggers, copy_delay_us)                  \
     STAT(fast, tracking)                           \
     STAT(fast, tracking_starts)                    \
     STAT(fast, tracking_stops)                     \
