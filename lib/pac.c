@@ -372,6 +372,20 @@ window_end(const struct pac *pac, const struct pac_flow *f)
             ? w->right_edge : f->rcv_nxt + PAC_MAX_WINDOW);
 }
 
+/* Whether flow 'f' holds the receiver's first ACK of the byte at 'seq':
+ * no ACK of it has left (the last one that did acknowledged less), and the
+ * head is an ACK of it.  A peer that sends that byte again has not seen
+ * its ACK in time (its timer ran out). */
+static bool
+holds_ack_of(const struct pac *pac, const struct pac_flow *f, uint32_t seq)
+{
+    const struct pac_held *h = &pac->held[f->held_head];
+
+    return (f->n_held && (f->flags & PAC_F_ACK_BASE)
+            && !pac_seq_lt(seq, f->last_ack)
+            && !(h->flags & PAC_H_NO_ACK) && pac_seq_gt(h->ack, seq));
+}
+
 /* Whether RST 'seg' toward the receiver may end flow 'f': RFC 5961's
  * check, as Linux makes it, that its sequence number is exactly the one
  * the receiver expects next.  PAC cannot send the challenge ACK that
@@ -469,6 +483,10 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
                 && pac_seq_gt(seg->seq, f->rcv_nxt)) {
                 pac->iv_holes++;
                 pac->stats.rx_holes++;
+            } else if (len && (f->flags & PAC_F_RCV_BASE)
+                       && !pac_seq_gt(end, f->rcv_nxt)
+                       && holds_ack_of(pac, f, seg->seq)) {
+                pac->stats.peer_retransmits++;
             }
             if (len && pac->cfg.fast_path
                 && !(f->flags & (PAC_F_RCV_BASE | PAC_F_ACK_BASE))) {

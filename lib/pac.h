@@ -539,6 +539,10 @@ struct pac_stats {
     uint64_t vm_retransmits;        /* The receiver's retransmissions of a
                                      * request PAC held: its own timer ran
                                      * out (a timeout PAC caused). */
+    uint64_t peer_retransmits;      /* Data a peer sent again while PAC
+                                     * held the receiver's ACK of it: the
+                                     * peer's timer ran out (a timeout, or a
+                                     * tail loss probe, PAC caused). */
     uint32_t copy_delay_us;         /* The wait after which held requests
                                      * are copied now: request_copy_us, or
                                      * less after vm_retransmits. */

@@ -239,6 +239,31 @@ test_new_flow_room_grows(void)
     PAC_CHECK_EQ(new_room_scenario(4000), 0);
 }
 
+/* A peer that sends again data whose ACK PAC holds has not seen that ACK
+ * in time (its retransmission timer or tail loss probe ran out):
+ * pac_peer_retransmits counts it.  Data sent again whose ACK had left,
+ * or past what the held ACK acknowledges, does not count. */
+static void
+test_peer_retransmits(void)
+{
+    struct pac *pac;
+    uint32_t b;
+
+    pac = make_sched_pac();
+    PAC_CHECK(pac);
+    b = ack_flow(pac, AT(0), 1, 20000, 0);
+    rx_data(pac, AT(0), 1, b, 2 * MSS);
+    CHECK_PASS(request(pac, AT(1), 0, 1, 1));
+    CHECK_HELD(tx(pac, AT(2), 1, b + 2 * MSS, 0, ACK, 2));
+
+    rx_data(pac, AT(3), 1, b - 2 * MSS, MSS);          /* Acknowledged. */
+    rx_data(pac, AT(4), 1, b + 2 * MSS, MSS);          /* New. */
+    PAC_CHECK_EQ(get_stats(pac).peer_retransmits, 0);
+    rx_data(pac, AT(5), 1, b + MSS, MSS);              /* Held ACK's. */
+    PAC_CHECK_EQ(get_stats(pac).peer_retransmits, 1);
+    end_pac();
+}
+
 /* A flow that has received >= 20000 bytes is at level 1; level 0 is served
  * first. */
 static void
@@ -1057,6 +1082,7 @@ main(void)
     PAC_RUN_TEST(test_new_flow_reserve);
     PAC_RUN_TEST(test_new_flow_reserve_quarter);
     PAC_RUN_TEST(test_new_flow_room_grows);
+    PAC_RUN_TEST(test_peer_retransmits);
     PAC_RUN_TEST(test_mlfq_strict);
     PAC_RUN_TEST(test_mlfq_round_robin);
     PAC_RUN_TEST(test_batch_same_releases);

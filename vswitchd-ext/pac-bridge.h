@@ -157,6 +157,7 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     STAT(triggers, windows_clamped)                \
     STAT(triggers, request_copies)                 \
     STAT(triggers, vm_retransmits)                 \
+    STAT(triggers, peer_retransmits)               \
     STAT(triggers, copy_delay_us)                  \
     STAT(fast, tracking)                           \
     STAT(fast, tracking_starts)                    \
