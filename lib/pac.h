@@ -537,8 +537,9 @@ struct pac_stats {
                                      * their flow's head, and of data
                                      * queued behind held segments. */
     uint64_t vm_retransmits;        /* The receiver's retransmissions of a
-                                     * request PAC held: its own timer ran
-                                     * out (a timeout PAC caused). */
+                                     * request PAC held: its own timer or
+                                     * tail loss probe ran out (a timeout
+                                     * PAC caused). */
     uint64_t peer_retransmits;      /* Data a peer sent again while PAC
                                      * held the receiver's ACK of it: the
                                      * peer's timer ran out (a timeout, or a

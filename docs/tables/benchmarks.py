@@ -56,18 +56,6 @@ def per_senders(col, fmt):
         fmt(num(r[col])) for r in sorted(rows, key=lambda r: int(r["senders"])))
 
 
-def no_plain_timeout(rows):
-    off = [r for r in rows if r["mode"] == "off"]
-    return bool(off) and all(r["timeout_rounds"] == "0" for r in off)
-
-
-def ratio(rows):
-    """PAC's goodput over plain OVS's, run by run (files in order)."""
-    off = {r["file"]: num(r["goodput_mbps"]) for r in rows if r["mode"] == "off"}
-    pac = {r["file"]: num(r["goodput_mbps"]) for r in rows if r["mode"] == "pac"}
-    return ", ".join(F2(pac[f] / off[f]) for f in off if f in pac)
-
-
 OVERLAP = ["overlap-500m-pmd-1.csv", "overlap-500m-pmd-2.csv",
            "overlap-1g-1.csv", "overlap-1g-2.csv", "overlap-fanout16.csv",
            "overlap-100m.csv"]
@@ -100,6 +88,55 @@ def modes_sum(col, ms):
     return lambda rows: " / ".join(
         INT(sum(num(r[col]) for r in rows if r["mode"] == m)) for m in ms)
 PEERS = ["off", "pac", "rwnd", "ap"]
+
+# The do-no-harm benchmark (tools/incast noharm): its cases as a reader
+# names them.
+def noharm_case(r):
+    name = r["case"]
+    answers = f"{int(r['senders']):,} × 64 KB".replace(",", " ")
+    if name == "bulk":
+        return "1 × 64 MB"
+    if name == "long8":
+        return "8 × 16 MB, 8 hosts"
+    if name == "rpc":
+        return "RPCs alone"
+    if name == "rpc-incast":
+        return f"RPCs during {answers}"
+    if name.startswith("pa"):
+        return f"partition-aggregate, {r['fanout']} of {r['senders']} a request"
+    if name.startswith("vm-rto-"):
+        return f"{answers}, VM's RTOmin {r['vm_rto_min_ms']} ms"
+    if name.startswith("snd-rto-"):
+        return f"{answers}, senders' RTOmin {r['rto_min_ms']} ms"
+    return answers
+
+
+def noharm_result(rows):
+    """Goodput 'plain / PAC' (Mbit/s) and the ratio, or for the RPC cases
+    the RPCs' latency 'p99, max' (ms) of each."""
+    if rows[0]["rpc_p99_ms"]:
+        def lat(mode):
+            r = next(r for r in rows if r["mode"] == mode)
+            return f"{F1(num(r['rpc_p99_ms']))}, {F1(num(r['rpc_max_ms']))}"
+        text = f"RPCs {lat('off')} / {lat('pac')} ms"
+        if rows[0]["case"] == "rpc":
+            return text
+        return (modes("goodput_mbps", OFF_PAC, mbps)(rows)
+                + f" ({F2(pair_ratio_median(rows))}); " + text)
+    return (modes("goodput_mbps", OFF_PAC, mbps)(rows)
+            + f" ({F2(pair_ratio_median(rows))})")
+
+
+def noharm_timeouts(rows):
+    """Each mode's 'sender RTOs + VM RTOs', plain / PAC."""
+    return " / ".join(
+        "+".join(INT(sum(num(r[c]) for r in rows if r["mode"] == m))
+                 for c in ("sender_rtos", "vm_timeouts"))
+        for m in OFF_PAC)
+
+
+NOHARM = ["noharm-1g.csv", "noharm-500m-pmd.csv"]
+
 
 TABLES = [
     Table("incast-500m-pmd", "incast-500m-pmd.csv", rows="senders", cols=[
@@ -145,14 +182,6 @@ TABLES = [
         Col("VM RTOs PAC / plain OVS", modes("vm_timeouts", OFF_PAC[::-1]),
             agg="rows"),
     ]),
-    Table("vm-copies", "vm-copies.csv", rows=("rate_mbit", "senders"), cols=[
-        Col("rate, buffer", setting, agg="first"),
-        Col("senders", "senders", agg="first", fmt=INT),
-        Col("VM RTOs, copies off", lambda rows: ", ".join(INT(num(r["vm_timeouts"])) for r in rows if r["copies"] == "off"), agg="rows"),
-        Col("VM RTOs, copies on", lambda rows: ", ".join(INT(num(r["vm_timeouts"])) for r in rows if r["copies"] == "on"), agg="rows"),
-        Col("goodput, copies off (Mbit/s)", lambda rows: ", ".join(INT(num(r["goodput_mbps"])) for r in rows if r["copies"] == "off"), agg="rows"),
-        Col("goodput, copies on (Mbit/s)", lambda rows: ", ".join(INT(num(r["goodput_mbps"])) for r in rows if r["copies"] == "on"), agg="rows"),
-    ]),
     Table("vm-demo", ["vm-demo.csv", "vm-demo-namespace.csv"], rows=("receiver", "senders"),
           blank_repeats=1, cols=[
         Col("receiver", "receiver", agg="first"),
@@ -164,8 +193,10 @@ TABLES = [
         by_mode("plain OVS timeout rounds of 10", "timeout_rounds", "off"),
         by_mode("plain OVS drops", "bottleneck_drops", "off"),
     ]),
+    # Overlapping requests, 1 Gbit/s left out: the do-no-harm table has it.
     Table("overlap", OVERLAP,
           rows=("rate_mbit", "ports", "senders", "fanout", "bytes_per_sender"),
+          having=lambda rows: num(rows[0]["rate_mbit"]) != 1000,
           sort=lambda r: ({"500.0": 0, "500": 0, "1000.0": 1, "1000": 1}.get(
               r["rate_mbit"], 2), r["fanout"] == "16" and r["senders"] != "64",
               int(r["senders"])),
@@ -180,21 +211,18 @@ TABLES = [
         Col("RCT p99 off / PAC (ms)", modes("rct_p99_ms", OFF_PAC), agg="rows"),
         Col("drops off / PAC", modes("bottleneck_drops", OFF_PAC), agg="rows"),
     ]),
-    # Do no harm: every point of the testbed's CSVs where plain OVS had no
-    # timeout round (request), PAC beside it.
-    Table("no-harm", ["incast-1g.csv", "overlap-1g-1.csv", "overlap-1g-2.csv",
-                      "overlap-500m-pmd-1.csv", "overlap-500m-pmd-2.csv",
-                      "peers-500m-pmd.csv", "peers-1-500m-pmd.csv",
-                      "peers-4096-500m-pmd.csv"],
-          rows=lambda r: (setting(r), workload(r), r["senders"]),
-          where={"mode": OFF_PAC}, having=no_plain_timeout, cols=[
-        Col("rate, buffer", setting, agg="first"),
-        Col("workload", workload, agg="first"),
-        Col("senders", "senders", agg="first", fmt=INT),
-        Col("goodput plain OVS / PAC (Mbit/s)", modes("goodput_mbps", OFF_PAC, mbps), agg="rows"),
-        Col("PAC / plain OVS", ratio, agg="rows"),
-        Col("RCT p99 plain OVS / PAC (ms)", modes("rct_p99_ms", OFF_PAC), agg="rows"),
-        Col("drops plain OVS / PAC", modes("bottleneck_drops", OFF_PAC), agg="rows"),
+    # Do no harm: every case of tools/incast noharm, plain OVS and PAC, the
+    # two testbed configurations side by side.
+    Table("noharm", NOHARM, rows="case", cols=[
+        Col("workload", noharm_case, agg="first"),
+        Col("1 Gbit/s, 100 KB: goodput plain OVS / PAC (Mbit/s; ratio)",
+            noharm_result, {"file": "noharm-1g"}, agg="rows"),
+        Col("sender + VM RTOs", noharm_timeouts, {"file": "noharm-1g"},
+            agg="rows"),
+        Col("500 Mbit/s, 50 KB, `--pmd`: goodput plain OVS / PAC",
+            noharm_result, {"file": "noharm-500m-pmd"}, agg="rows"),
+        Col("sender + VM RTOs", noharm_timeouts, {"file": "noharm-500m-pmd"},
+            agg="rows"),
     ]),
     Table("peers", "peers-500m-pmd.csv", rows=("total_bytes", "senders"),
           blank_repeats=1, cols=[

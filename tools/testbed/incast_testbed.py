@@ -806,7 +806,8 @@ class Testbed:
                 # Gauges, not counters: keep their values.
                 for k in ("pac_max_held_seen", "pac_held", "pac_flows",
                           "pac_threshold", "pac_avg_rtt_us", "pac_in_flight",
-                          "pac_alpha_permille", "pac_control_interval_us"):
+                          "pac_alpha_permille", "pac_control_interval_us",
+                          "pac_copy_delay_us", "pac_tracking"):
                     if k in after:
                         pac[k] = after[k]
                 rtts = self._pac_rtts()
