@@ -74,8 +74,6 @@
 #define TCPOPT_SACK 5
 #define TCPOPT_TIMESTAMP 8
 
-#define TCP_MAX_WSCALE 14
-
 /* The IPv4 and TCP parsers are inlined into both entry points, so that a
  * segment costs one call, not three (bench/datapath --profile: parsing is
  * on every packet in both directions). */
@@ -137,7 +135,7 @@ parse_tcp_options(const uint8_t *opt, size_t len, struct pac_segment *seg)
         case TCPOPT_WSCALE:
             if (olen == 3) {
                 seg->has_wscale = true;
-                seg->wscale = o[2] > TCP_MAX_WSCALE ? TCP_MAX_WSCALE : o[2];
+                seg->wscale = o[2] > PAC_MAX_WSCALE ? PAC_MAX_WSCALE : o[2];
             }
             break;
 

@@ -41,6 +41,10 @@ struct pac_sack_block {
 /* One parsed TCP segment.  Integers are in host byte order.  IPv4 addresses
  * are stored IPv4-mapped (::ffff:a.b.c.d) so that both families share one
  * flow key. */
+/* The largest window scale TCP uses: a larger option value counts as this
+ * (RFC 7323, 2.3). */
+#define PAC_MAX_WSCALE 14
+
 struct pac_segment {
     uint8_t src[16];
     uint8_t dst[16];
@@ -57,7 +61,8 @@ struct pac_segment {
     uint16_t l4_offset;         /* Of the TCP header, from the start of
                                  * what was parsed. */
     uint16_t mss;               /* MSS option, 0 if absent. */
-    uint8_t wscale;             /* Window scale option, if 'has_wscale'. */
+    uint8_t wscale;             /* Window scale option, if 'has_wscale';
+                                 * above PAC_MAX_WSCALE counts as it. */
     bool has_wscale;
     bool sack_permitted;
     bool has_timestamp;

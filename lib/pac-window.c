@@ -108,7 +108,10 @@ pac_window_note_wscale(struct pac *pac, uint32_t flow_idx,
     if (vm) {
         w->bits &= ~PAC_W_VM_WS;
         w->bits |= PAC_W_VM_SYN | (seg->has_wscale ? PAC_W_VM_WS : 0);
-        w->vm_wscale = seg->has_wscale ? seg->wscale : 0;
+        /* Callers that fill the segment themselves may pass any value:
+         * shifting by more than 31 would be undefined. */
+        w->vm_wscale = (seg->has_wscale
+                        ? MIN(seg->wscale, PAC_MAX_WSCALE) : 0);
     } else {
         w->bits &= ~PAC_W_PEER_WS;
         w->bits |= PAC_W_PEER_SYN | (seg->has_wscale ? PAC_W_PEER_WS : 0);

@@ -189,6 +189,42 @@ vm_synack_ws(struct pac *pac, uint64_t now, int flow, uint32_t isn, int ws,
     return tx_at(pac, now, &s, pkt);
 }
 
+/* The window PAC lets the VM's first ACK advertise (65535 asked) after a
+ * handshake whose SYN-ACK carried window scale 'ws' (the peer's: 7). */
+static uint16_t
+window_after_synack_ws(int ws)
+{
+    struct pac_segment s;
+    struct pac *pac;
+
+    pac = make_test_pac();
+    if (!pac) {
+        return 0;
+    }
+    peer_syn_ws(pac, AT(0), 0, 1000, 7);
+    vm_synack_ws(pac, AT(1), 0, 1000, ws, 0);
+    rx_data(pac, AT(10), 0, 1001, 100);
+    s = tx_seg(0, 1101, 0, ACK);
+    s.window = 65535;
+    (void) pac_tx(pac, &s, P(1), AT(11), rec_emit, NULL);
+    end_pac();
+    return s.window;
+}
+
+/* A caller that fills struct pac_segment itself may pass a window scale
+ * above 14 (the parser clamps the option, a caller need not): it counts
+ * as 14, as RFC 7323 says, instead of a shift by 40 (undefined: on x86
+ * it gave a window of 1 unit where 14 gives 4). */
+static void
+test_wscale_above_14(void)
+{
+    uint16_t w14 = window_after_synack_ws(14);
+
+    PAC_CHECK(w14 < 65535);
+    PAC_CHECK_EQ(window_after_synack_ws(40), w14);
+    PAC_CHECK_EQ(window_after_synack_ws(255), w14);
+}
+
 /* The receiver's SYN-ACK offers its window unscaled (64 KB), before PAC
  * clamps anything.  The clamp of its first ACKs must not move the right
  * edge left of that (TCP forbids a receiver to shrink its window, and the
@@ -726,6 +762,7 @@ main(void)
     PAC_RUN_TEST(test_blind_rst);
     PAC_RUN_TEST(test_syn_reuse_isn_jump);
     PAC_RUN_TEST(test_syn_reuse_wscale);
+    PAC_RUN_TEST(test_wscale_above_14);
     PAC_RUN_TEST(test_syn_on_established);
     PAC_RUN_TEST(test_trigger_arithmetic);
     PAC_RUN_TEST(test_hash_flooding);
