@@ -38,13 +38,13 @@ struct pac_sack_block {
     uint32_t right;
 };
 
-/* One parsed TCP segment.  Integers are in host byte order.  IPv4 addresses
- * are stored IPv4-mapped (::ffff:a.b.c.d) so that both families share one
- * flow key. */
 /* The largest window scale TCP uses: a larger option value counts as this
  * (RFC 7323, 2.3). */
 #define PAC_MAX_WSCALE 14
 
+/* One parsed TCP segment.  Integers are in host byte order.  IPv4 addresses
+ * are stored IPv4-mapped (::ffff:a.b.c.d) so that both families share one
+ * flow key. */
 struct pac_segment {
     uint8_t src[16];
     uint8_t dst[16];

@@ -379,11 +379,14 @@ window_end(const struct pac *pac, const struct pac_flow *f)
 static bool
 holds_ack_of(const struct pac *pac, const struct pac_flow *f, uint32_t seq)
 {
-    const struct pac_held *h = &pac->held[f->held_head];
+    const struct pac_held *h;
 
-    return (f->n_held && (f->flags & PAC_F_ACK_BASE)
-            && !pac_seq_lt(seq, f->last_ack)
-            && !(h->flags & PAC_H_NO_ACK) && pac_seq_gt(h->ack, seq));
+    if (!f->n_held || !(f->flags & PAC_F_ACK_BASE)
+        || pac_seq_lt(seq, f->last_ack)) {
+        return false;
+    }
+    h = &pac->held[f->held_head];
+    return !(h->flags & PAC_H_NO_ACK) && pac_seq_gt(h->ack, seq);
 }
 
 /* Whether RST 'seg' toward the receiver may end flow 'f': RFC 5961's

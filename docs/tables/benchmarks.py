@@ -112,19 +112,21 @@ def noharm_case(r):
 
 
 def noharm_result(rows):
-    """Goodput 'plain / PAC' (Mbit/s) and the ratio, or for the RPC cases
-    the RPCs' latency 'p99, max' (ms) of each."""
-    if rows[0]["rpc_p99_ms"]:
-        def lat(mode):
-            r = next(r for r in rows if r["mode"] == mode)
-            return f"{F1(num(r['rpc_p99_ms']))}, {F1(num(r['rpc_max_ms']))}"
-        text = f"RPCs {lat('off')} / {lat('pac')} ms"
-        if rows[0]["case"] == "rpc":
-            return text
-        return (modes("goodput_mbps", OFF_PAC, mbps)(rows)
-                + f" ({F2(pair_ratio_median(rows))}); " + text)
-    return (modes("goodput_mbps", OFF_PAC, mbps)(rows)
-            + f" ({F2(pair_ratio_median(rows))})")
+    """Goodput 'plain / PAC' (Mbit/s) and the median ratio; for the RPC
+    cases the RPCs' latency 'p99, max' (ms) of each mode's runs too, alone
+    for the RPCs without answers."""
+    def lat(mode):
+        return "; ".join(f"{F1(num(r['rpc_p99_ms']))}, "
+                         f"{F1(num(r['rpc_max_ms']))}"
+                         for r in rows if r["mode"] == mode)
+
+    rpcs = (f"RPCs {lat('off')} / {lat('pac')} ms"
+            if rows[0]["rpc_p99_ms"] else "")
+    if rows[0]["case"] == "rpc":
+        return rpcs
+    goodput = (modes("goodput_mbps", OFF_PAC, mbps)(rows)
+               + f" ({F2(pair_ratio_median(rows))})")
+    return f"{goodput}; {rpcs}" if rpcs else goodput
 
 
 def noharm_timeouts(rows):
