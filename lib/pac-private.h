@@ -463,6 +463,10 @@ struct pac {
      * never has.  Requests are copied after half of it (pac_copy_delay()). */
     uint32_t vm_rto_seen_us;
     uint64_t new_wait_seen;
+    /* When the receiver last opened or accepted a connection
+     * (pac_note_new_flow()), 0 if never; older flows leave room to new ones
+     * only for a while after it. */
+    uint64_t new_flow_seen;
     uint64_t next_scan;         /* Idle-flow expiry. */
 
     /* The fast path (pac-watch.c).  'tracking' is pac_tracking(): always
@@ -608,6 +612,7 @@ bool pac_flow_is_new(const struct pac *, const struct pac_flow *);
 bool pac_flow_fits(const struct pac *, const struct pac_flow *,
                    uint32_t trigger);
 void pac_note_new_wait(struct pac *, uint32_t trigger);
+void pac_note_new_flow(struct pac *);
 uint32_t pac_copy_delay(const struct pac *);
 void pac_foresight_restart(struct pac *);
 uint32_t pac_peer_cwnd(const struct pac *, const struct pac_flow *);

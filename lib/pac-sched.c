@@ -469,10 +469,12 @@ pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
             /* An expired window trigger goes out ahead of its turn, but
              * only when its window fits: forced into a full buffer it would
              * lose the whole window and time the peer out, which is worse
-             * than waiting (its peer is idle, no timer of its runs). */
+             * than waiting (its peer is idle, no timer of its runs).  The
+             * new connections' reserve is a preference, not the buffer's
+             * size: it does not hold an expired trigger. */
             if (c == PAC_CLASS_TRIGGER
-                && !pac_flow_fits(pac, f,
-                                  pac_trigger_bytes(pac, f, &pac->held[h]))) {
+                && !pac_fits(pac, pac_trigger_bytes(pac, f,
+                                                    &pac->held[h]))) {
                 break;
             }
             release_upto(pac, flow_idx, h, PAC_REL_MAX_HOLD, emit, aux);

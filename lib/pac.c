@@ -738,6 +738,9 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     d.window = seg->window;
     d.bytes = seg->ip_len;
     f->last_seen = (uint32_t) now_us;
+    if ((d.flags & PAC_H_SYN) || d.kind == PAC_K_HANDSHAKE) {
+        pac_note_new_flow(pac);
+    }
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
     }

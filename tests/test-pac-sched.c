@@ -69,16 +69,18 @@ make_sched_pac(void)
     return make_pac(&cfg);
 }
 
-/* The new connections' reserve (cfg.new_flow_reserve): older flows 0-7
- * (17 000 bytes received each: level 0, not new) send a request each until
- * one is held; then a new connection, flow 20, sends its SYN and, after
- * the peer's SYN-ACK, its request.  Returns how many older requests
- * passed, the new connection's verdicts in '*syn_v' and '*req_v', and
- * whether the older request held was still held at the end in
+/* The new connections' reserve (cfg.new_flow_reserve): the receiver
+ * opened connection 21 at 'opened' (it sends its SYN then); older flows
+ * 0-7 (17 000 bytes received each: level 0, not new) send a request each,
+ * at 1.2 s, until one is held; then a new connection, flow 20, sends its
+ * SYN and, after the peer's SYN-ACK, its request.  Returns how many older
+ * requests passed, the new connection's verdicts in '*syn_v' and '*req_v',
+ * and whether the older request held was still held at the end in
  * '*older_held'. */
 static int
-reserve_scenario(uint32_t reserve, enum pac_verdict *syn_v,
-                 enum pac_verdict *req_v, bool *older_held)
+reserve_scenario_at(uint32_t reserve, uint64_t opened,
+                    enum pac_verdict *syn_v, enum pac_verdict *req_v,
+                    bool *older_held)
 {
     struct pac_config cfg;
     struct pac *pac;
@@ -94,19 +96,30 @@ reserve_scenario(uint32_t reserve, enum pac_verdict *syn_v,
     for (int f = 0; f < 8; f++) {
         seq[f] = ack_flow(pac, AT(0), f, 17000, f);
     }
+    vm_syn(pac, opened, 21, 1460, 9);
     for (int f = 0; f < 8; f++) {
-        if (request(pac, AT(1), f, seq[f], 10 + f) == PAC_HELD) {
+        if (request(pac, AT(1200000), f, seq[f], 10 + f) == PAC_HELD) {
             break;
         }
         passed++;
     }
     rec_reset();
-    *syn_v = vm_syn(pac, AT(2), 20, 1460, 30);
-    peer_synack(pac, AT(3), 20, 5000, 1460);
-    *req_v = tx(pac, AT(4), 20, 5001, 100, ACK, 31);
+    *syn_v = vm_syn(pac, AT(1200002), 20, 1460, 30);
+    peer_synack(pac, AT(1200003), 20, 5000, 1460);
+    *req_v = tx(pac, AT(1200004), 20, 5001, 100, ACK, 31);
     *older_held = n_rec == 0 && get_stats(pac).held >= 1;
     end_pac();
     return passed;
+}
+
+/* reserve_scenario_at() with connection 21 opened just before the older
+ * requests. */
+static int
+reserve_scenario(uint32_t reserve, enum pac_verdict *syn_v,
+                 enum pac_verdict *req_v, bool *older_held)
+{
+    return reserve_scenario_at(reserve, AT(1199000), syn_v, req_v,
+                               older_held);
 }
 
 /* Older flows fit under the threshold less the reserve, so the older
@@ -132,6 +145,28 @@ test_new_flow_reserve(void)
     PAC_CHECK(with > 0 && with < without);
     PAC_CHECK_EQ(syn_v, PAC_PASS);
     PAC_CHECK_EQ(req_v, PAC_PASS);
+    PAC_CHECK(older_held);
+}
+
+/* The reserve lapses a second after the receiver's last new connection:
+ * without new connections it would only lower every other flow's
+ * threshold.  Connection 21 opened 1.2 s before the older requests, which
+ * then take as much as without a reserve; the next new connection's SYN
+ * brings the reserve back, but what older flows already took stays
+ * theirs, so its request waits as without one. */
+static void
+test_new_flow_reserve_lapses(void)
+{
+    enum pac_verdict syn_v, req_v;
+    bool older_held;
+    int lapsed, without;
+
+    without = reserve_scenario_at(0, AT(0), &syn_v, &req_v, &older_held);
+    lapsed = reserve_scenario_at(16384, AT(0), &syn_v, &req_v, &older_held);
+    PAC_CHECK(without > 0);
+    PAC_CHECK_EQ(lapsed, without);
+    PAC_CHECK_EQ(syn_v, PAC_PASS);
+    PAC_CHECK_EQ(req_v, PAC_HELD);
     PAC_CHECK(older_held);
 }
 
@@ -1081,6 +1116,7 @@ main(void)
     PAC_RUN_TEST(test_mlfq_priority);
     PAC_RUN_TEST(test_new_flow_reserve);
     PAC_RUN_TEST(test_new_flow_reserve_quarter);
+    PAC_RUN_TEST(test_new_flow_reserve_lapses);
     PAC_RUN_TEST(test_new_flow_room_grows);
     PAC_RUN_TEST(test_peer_retransmits);
     PAC_RUN_TEST(test_mlfq_strict);
