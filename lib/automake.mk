@@ -6,6 +6,7 @@ lib_libpac_la_SOURCES = \
 	lib/pac.h \
 	lib/pac.c \
 	lib/pac-budget.c \
+	lib/pac-handshake.c \
 	lib/pac-config.c \
 	lib/pac-control.c \
 	lib/pac-flow.c \

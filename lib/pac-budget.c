@@ -38,7 +38,10 @@
  * application thinks in between.  Without an ACK after a dry time, the
  * SYN-ACK went to a host that will not answer (a SYN flood, a spoofed
  * source), and its window goes back at once; if the peer was only late,
- * its data restores it (pac_restore_reclaimed()). */
+ * its data restores it (pac_restore_reclaimed()).  Nor a peer that the
+ * receiver accepted and that has sent nothing since (PAC_W_HS_QUIET): a
+ * client that completes handshakes and stays silent would otherwise keep
+ * each window for 16 dry times (pac-handshake.c). */
 #define PAC_PENDING_DRY_FACTOR 16
 
 /* A peer silent in the middle of an answer that PAC expects to go on
@@ -165,6 +168,10 @@ pac_out_list_update(struct pac *pac, uint32_t idx, bool data)
         if (listed) {
             out_list_remove(pac, idx);
         }
+        /* Its window is used up or gone: it leaves the pool of windows of
+         * connections that have sent nothing (a window nobody owes any
+         * more would keep its place until the connection's end). */
+        pac_handshake_reclaimed(pac, idx, false);
     } else if (!listed) {
         out_list_append(pac, idx);
     } else if (data) {
@@ -294,6 +301,7 @@ pac_reclaim_outstanding(struct pac *pac, uint32_t idx)
 
     pac->in_flight -= MIN(pac->in_flight, out);
     f->budget_end = f->rcv_nxt;
+    pac_handshake_reclaimed(pac, idx, false);
     pac_rr_mark(pac, idx);
     if (f->flags & PAC_F_ON_OUT_LIST) {
         out_list_remove(pac, idx);
@@ -327,7 +335,8 @@ pac_forget_flow(struct pac *pac, uint32_t idx)
  *
  * Kept is what describes the connection rather than where it stands: the
  * MSS and whose options gave it, the window scales (the window clamp needs
- * them, and the handshake that gave them does not come again), the RTT,
+ * them, and the handshake that gave them does not come again), whether
+ * the receiver opened it on its own (PAC_W_LONE), the RTT,
  * the bytes received and the MLFQ level they earned (a connection does
  * not get shorter for having been quiet), the FINs seen, the peer's
  * largest segment, the modelled window and the sizes of its last two
@@ -357,7 +366,7 @@ pac_resync_flow(struct pac *pac, uint32_t idx)
     f->iv_start = (uint32_t) pac->now;
     f->iv_bytes = 0;
     f->iv_prev_rate = 0;
-    w->bits &= PAC_W_SCALE_BITS;
+    w->bits &= PAC_W_KEPT_BITS;
     w->own_unattributed = 0;
     w->n_old_edges = 0;
     w->old_edge_pos = 0;
@@ -419,6 +428,7 @@ pac_reclaim_dry(struct pac *pac)
 
         if (pac_window_pending(pac, f)
             && !(f->flags & PAC_F_SYNACK_SENT)
+            && !(pac_flow_wnd(pac, f)->bits & PAC_W_HS_QUIET)
             && pac_elapsed32(pac->now, f->iv_start)
                < PAC_PENDING_DRY_FACTOR * limit) {
             /* Asked, but not answered yet: the peer may take its time to
@@ -449,6 +459,7 @@ pac_reclaim_dry(struct pac *pac)
         }
         pac->stats.dry_reclaims++;
         pac->stats.dry_bytes += pac_flow_outstanding(f);
+        pac_handshake_reclaimed(pac, idx, true);
         pac_reclaim_on_verdict(pac, idx);
 
         /* A peer that has an ACK for all its data and still sends nothing
@@ -519,6 +530,7 @@ pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         f->budget_end = pac_allowed_end(f) + trigger;
         f->flags |= PAC_F_BUDGET;
         pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
+        pac_handshake_charged(pac, f, trigger);
     } else {
         /* Nothing received on the flow yet, so no sequence number to
          * attach the trigger to: the flow's first data claims it. */

@@ -69,6 +69,14 @@
  * MSS less up to this many bytes (Linux's timestamps take 12). */
 #define PAC_MAX_TCP_OPTIONS 40
 
+/* At most this many connections opened within PAC_LONE_WINDOW_US
+ * (pac-trigger.c) are opened on their own, not in a burst. */
+#define PAC_LONE_MAX 4
+
+/* The MSS of a peer that announced none (RFC 9293, 3.7.1; IPv4's, the
+ * smaller): its segments are no shorter unless it has no more to send. */
+#define PAC_DEFAULT_PEER_MSS 536
+
 /* Returns 'n' zeroed elements of 'size' bytes starting on a cache line
  * (free() frees them), or NULL.  A 128-byte flow then fills exactly two
  * lines, where malloc()'s 16-byte alignment spreads each over three. */
@@ -250,11 +258,24 @@ struct pac_flow_wnd {
 #define PAC_W_STALE     0x200   /* 'stale_below' is valid. */
 #define PAC_W_DATA      0x400   /* Data arrived since PAC follows the
                                  * flow's sequence numbers. */
+#define PAC_W_HS_QUIET  0x800   /* The receiver accepted the connection and
+                                 * its peer has sent no data since
+                                 * (pac-handshake.c). */
+#define PAC_W_HS_POOL   0x1000  /* A quiet flow whose window is in the
+                                 * pool, counted in n_hs_pool. */
+#define PAC_W_HS_UNCHARGED 0x2000  /* A quiet flow whose window trigger went
+                                    * out uncharged in a flood. */
+#define PAC_W_LONE      0x4000  /* The receiver opened or accepted the
+                                 * connection on its own, not in a burst
+                                 * of connections (pac_note_open()). */
 #define PAC_W_SCALE_KNOWN (PAC_W_VM_SYN | PAC_W_PEER_SYN)
 /* What the handshakes told of the window scales (pac_resync_flow() keeps
  * them). */
 #define PAC_W_SCALE_BITS (PAC_W_VM_SYN | PAC_W_VM_WS | PAC_W_PEER_SYN \
                           | PAC_W_PEER_WS)
+/* What describes the connection rather than where it stands: kept by
+ * pac_resync_flow(). */
+#define PAC_W_KEPT_BITS (PAC_W_SCALE_BITS | PAC_W_LONE)
 
 /* Node of the treap that indexes a flow's MLFQ ring (pac-rr.c), while the
  * flow has held packets: pac->rr_nodes[i] belongs to pac->flows[i].  Kept
@@ -464,9 +485,26 @@ struct pac {
     uint32_t vm_rto_seen_us;
     uint64_t new_wait_seen;
     /* When the receiver last opened or accepted a connection
-     * (pac_note_new_flow()), 0 if never; older flows leave room to new ones
+     * (pac_note_open()), 0 if never; older flows leave room to new ones
      * only for a while after it. */
     uint64_t new_flow_seen;
+    /* The receiver's connection openings (SYNs and SYN-ACKs) since
+     * open_burst_start, within PAC_LONE_WINDOW_US (pac_note_open()), up to
+     * PAC_LONE_MAX + 1; the flows of the first PAC_LONE_MAX; new_flow_seen
+     * before them. */
+    uint64_t open_burst_start;
+    uint32_t open_burst_n;
+    uint32_t open_lone[PAC_LONE_MAX];
+    uint64_t open_burst_prev_seen;
+
+    /* Accepted connections whose peer has sent nothing yet
+     * (pac-handshake.c): how many have their window in the pool, and the
+     * recent outcomes of such windows, halved every PAC_HS_DECAY_US from
+     * hs_decay_start. */
+    uint32_t n_hs_pool;
+    uint32_t hs_wasted;         /* Given up as dry. */
+    uint32_t hs_answered;       /* Their peer sent data. */
+    uint64_t hs_decay_start;
     uint64_t next_scan;         /* Idle-flow expiry. */
 
     /* The fast path (pac-watch.c).  'tracking' is pac_tracking(): always
@@ -612,7 +650,21 @@ bool pac_flow_is_new(const struct pac *, const struct pac_flow *);
 bool pac_flow_fits(const struct pac *, const struct pac_flow *,
                    uint32_t trigger);
 void pac_note_new_wait(struct pac *, uint32_t trigger);
-void pac_note_new_flow(struct pac *);
+void pac_note_open(struct pac *, struct pac_flow *);
+bool pac_head_fits(const struct pac *, const struct pac_flow *,
+                   const struct pac_held *, uint32_t trigger);
+
+/* pac-handshake.c: connections the receiver accepts. */
+bool pac_handshake_flood(const struct pac *);
+void pac_handshake_accepted(struct pac *, struct pac_flow *);
+bool pac_handshake_room(const struct pac *, const struct pac_flow *,
+                        const struct pac_held *);
+bool pac_handshake_pass_uncharged(struct pac *, struct pac_flow *,
+                                  const struct pac_held *);
+void pac_handshake_charged(struct pac *, struct pac_flow *, uint32_t trigger);
+void pac_handshake_reclaimed(struct pac *, uint32_t idx, bool dry);
+void pac_handshake_answered(struct pac *, struct pac_flow *);
+void pac_handshake_confirmed(struct pac *, uint32_t idx);
 uint32_t pac_copy_delay(const struct pac *);
 void pac_foresight_restart(struct pac *);
 uint32_t pac_peer_cwnd(const struct pac *, const struct pac_flow *);

@@ -341,6 +341,9 @@ enum serve_result {
                                  * connections' heads only (and capped
                                  * ACKs and SYNs, if the head is a window
                                  * trigger). */
+    SERVE_PASSED_OVER,          /* Its head is a window trigger of a
+                                 * connection that has sent nothing yet:
+                                 * look further, for anything. */
 };
 
 static enum serve_result
@@ -350,7 +353,8 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
     const struct pac_held *h = &pac->held[f->held_head];
     uint32_t trigger = pac_trigger_bytes(pac, f, h);
 
-    if (pac_flow_fits(pac, f, trigger)) {
+    if (pac_head_fits(pac, f, h, trigger)
+        || pac_handshake_pass_uncharged(pac, f, h)) {
         if (h->kind != PAC_K_ACK && pac_flow_is_new(pac, f)) {
             pac->new_wait_bytes = 0;
         }
@@ -359,6 +363,15 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
             pac->rr_cursor[level] = f->rr_next;
         }
         return SERVE_RELEASED;
+    } else if (h->kind != PAC_K_ACK
+               && (pac_flow_wnd(pac, f)->bits & PAC_W_HS_QUIET)) {
+        /* A window for a peer that has shown nothing yet (a SYN-ACK, most
+         * often, that a flood may have caused): the ACKs of connections
+         * that are real do not wait behind it. */
+        if (pac_handshake_room(pac, f, h)) {
+            pac_note_new_wait(pac, trigger);
+        }
+        return SERVE_PASSED_OVER;
     } else if (pac_fits(pac, trigger)) {
         return SERVE_RESERVED;
     } else if (h->kind != PAC_K_ACK && pac_flow_is_new(pac, f)) {
@@ -411,6 +424,8 @@ schedule_one(struct pac *pac, pac_emit_cb *emit, void *aux)
 
             if (r == SERVE_RELEASED || r == SERVE_BLOCKED) {
                 return r == SERVE_RELEASED;
+            } else if (r == SERVE_PASSED_OVER) {
+                continue;
             } else if (r == SERVE_RESERVED) {
                 bool ack = (pac->held[pac->flows[idx].held_head].kind
                             == PAC_K_ACK);

@@ -183,13 +183,25 @@ cwnd_increment(const struct pac *pac, const struct pac_flow *f,
  * path, where such connections are common, a segment that many bytes
  * shorter than the largest is short.  Before that, none is: a
  * peer with a smaller MSS (a tunnel's) would otherwise have every full
- * segment taken for the end of its answer. */
+ * segment taken for the end of its answer.  Except a segment shorter than
+ * the least MSS a peer has without an option (RFC 9293: 536 bytes) less
+ * options, with the fast path or from a peer whose SYN PAC saw without
+ * one: a peer that sends those one after another, faster than a dry time,
+ * would otherwise keep its whole window in in_flight for ever with a few
+ * bytes a second (a drip without MSS options). */
 bool
 pac_is_short_segment(const struct pac *pac, const struct pac_flow *f,
                      uint32_t len)
 {
     if (f->mss_from != (PAC_MSS_VM | PAC_MSS_PEER)) {
         uint32_t max = pac_flow_wnd(pac, f)->rx_max_len;
+        bool peer_has_none = ((pac_flow_wnd(pac, f)->bits & PAC_W_PEER_SYN)
+                              && !(f->mss_from & PAC_MSS_PEER));
+
+        if (len + PAC_MAX_TCP_OPTIONS < PAC_DEFAULT_PEER_MSS
+            && (peer_has_none || pac->cfg.fast_path)) {
+            return true;
+        }
 
         if (!pac->cfg.fast_path) {
             /* Without the fast path, a connection without both options is
@@ -382,8 +394,14 @@ uint32_t
 pac_trigger_bytes(const struct pac *pac, const struct pac_flow *f,
                   const struct pac_held *d)
 {
-    uint32_t trigger = tcp_trigger_bytes(pac, f, d);
+    uint32_t trigger;
 
+    if (d->kind != PAC_K_ACK
+        && (pac_flow_wnd(pac, f)->bits & PAC_W_HS_UNCHARGED)) {
+        /* Sent uncharged in a flood of handshakes (pac-handshake.c). */
+        return pac_ack_frame_bytes(f, d);
+    }
+    trigger = tcp_trigger_bytes(pac, f, d);
     if (d->kind != PAC_K_REQUEST) {
         trigger = MIN(trigger, pac_response_room(pac, f));
     }
@@ -414,13 +432,19 @@ pac_fits(const struct pac *pac, uint32_t trigger)
     return fits_under(pac, trigger, pac->threshold);
 }
 
-/* Whether flow 'f' is a new connection: it has received fewer bytes than
- * the new connections' reserve (cfg.new_flow_reserve), so its segments may
- * fill the reserve. */
+/* Whether flow 'f' is a new connection: one the receiver opened or
+ * accepted on its own (PAC_W_LONE) that has received fewer bytes than the
+ * new connections' reserve (cfg.new_flow_reserve), so its segments may
+ * fill the reserve.  The connections of a burst of openings are an
+ * incast's, not short flows beside one: in an incast's first round every
+ * connection has received little, and an RPC's request would wait behind
+ * all of them, for a whole round (300 ms in one of four runs of
+ * tests/system/test_noharm.py's RPCs). */
 bool
 pac_flow_is_new(const struct pac *pac, const struct pac_flow *f)
 {
-    return f->rx_bytes < pac->cfg.new_flow_reserve;
+    return (f->rx_bytes < pac->cfg.new_flow_reserve
+            && (pac_flow_wnd(pac, f)->bits & PAC_W_LONE));
 }
 
 /* How long a new connection's wait, once noted, keeps older flows out of
@@ -440,8 +464,8 @@ pac_note_new_wait(struct pac *pac, uint32_t trigger)
     pac->new_wait_seen = pac->now;
 }
 
-/* How long after the receiver last opened or accepted a connection
- * (pac_note_new_flow()) older flows keep leaving room to new ones.
+/* How long after the receiver last opened or accepted a connection on its
+ * own (pac_note_open()) older flows keep leaving room to new ones.
  * Without new connections the reserve would only lower the threshold of
  * every other flow: with 64 persistent connections answering overlapping
  * requests at 100 Mbit/s, 2-6 sender RTOs in 5 of 6 runs against 0-2
@@ -452,12 +476,40 @@ pac_note_new_wait(struct pac *pac, uint32_t trigger)
  * for ever, and would keep the reserve up with nobody using it. */
 #define PAC_NEW_FLOW_RECENT_US 1000000
 
-/* Notes that the receiver opened or accepted a connection (its SYN or
- * SYN-ACK). */
+/* Openings of connections within this window, more than PAC_LONE_MAX of
+ * them, are a burst: an incast's connections (or a pool's), opened
+ * together. */
+#define PAC_LONE_WINDOW_US 10000
+
+/* Notes that the receiver opened or accepted connection 'f' (its SYN or
+ * SYN-ACK).  The first PAC_LONE_MAX openings within PAC_LONE_WINDOW_US are
+ * connections opened on their own (PAC_W_LONE), and raise the reserve;
+ * the next one shows a burst, and takes both back from them. */
 void
-pac_note_new_flow(struct pac *pac)
+pac_note_open(struct pac *pac, struct pac_flow *f)
 {
-    pac->new_flow_seen = MAX(pac->now, 1);    /* 0: never. */
+    uint32_t idx = f - pac->flows;
+
+    if (pac->now - pac->open_burst_start >= PAC_LONE_WINDOW_US) {
+        pac->open_burst_start = pac->now;
+        pac->open_burst_n = 0;
+        pac->open_burst_prev_seen = pac->new_flow_seen;
+    }
+    if (pac->open_burst_n < PAC_LONE_MAX) {
+        pac->open_lone[pac->open_burst_n] = idx;
+        pac_flow_wnd(pac, f)->bits |= PAC_W_LONE;
+        pac->new_flow_seen = MAX(pac->now, 1);    /* 0: never. */
+    } else if (pac->open_burst_n == PAC_LONE_MAX) {
+        /* (A flow of the list may have been removed since and its entry
+         * reused: it only loses the mark.) */
+        for (int i = 0; i < PAC_LONE_MAX; i++) {
+            pac->flow_wnd[pac->open_lone[i]].bits &= ~PAC_W_LONE;
+        }
+        pac->new_flow_seen = pac->open_burst_prev_seen;
+    }
+    if (pac->open_burst_n <= PAC_LONE_MAX) {
+        pac->open_burst_n++;
+    }
 }
 
 /* The part of the threshold that older flows leave to new connections,
@@ -488,7 +540,22 @@ bool
 pac_flow_fits(const struct pac *pac, const struct pac_flow *f,
               uint32_t trigger)
 {
-    uint32_t room = pac_flow_is_new(pac, f) ? 0 : new_flow_room(pac);
+    uint32_t room = new_flow_room(pac);
+
+    if (room && pac_flow_is_new(pac, f)) {
+        room = 0;
+    }
 
     return fits_under(pac, trigger, pac->threshold - room);
+}
+
+/* Whether segment 'd' of flow 'f', 'trigger' bytes, may go now: it fits
+ * (pac_flow_fits()), and a window trigger of a connection the receiver
+ * accepted whose peer has sent nothing yet has room in their pool
+ * (pac-handshake.c). */
+bool
+pac_head_fits(const struct pac *pac, const struct pac_flow *f,
+              const struct pac_held *d, uint32_t trigger)
+{
+    return pac_flow_fits(pac, f, trigger) && pac_handshake_room(pac, f, d);
 }

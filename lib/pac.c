@@ -297,6 +297,9 @@ pac_watch_syn(struct pac *pac, const struct pac_segment *seg, bool rx,
      * passes untracked. */
     note_mss(f, seg->mss, rx ? PAC_MSS_PEER : PAC_MSS_VM);
     pac_window_note_wscale(pac, idx, seg, !rx);
+    if (!rx) {
+        pac_note_open(pac, f);
+    }
     f->last_seen = (uint32_t) now_us;
     return false;
 }
@@ -449,6 +452,12 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         }
         if (!syn) {
             pac_restore_reclaimed(pac, f, seg);
+            if ((f->flags & PAC_F_SYNACK_SENT)
+                && (seg->tcp_flags & PAC_TCP_ACK)) {
+                /* Before 'outstanding': data with the ACK uses up the
+                 * window it may charge. */
+                pac_handshake_confirmed(pac, flow_idx);
+            }
         }
         outstanding = pac_flow_outstanding(f);
 
@@ -521,6 +530,12 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac_credit_rx(pac, len, (outstanding > pac_flow_outstanding(f)
                                  ? outstanding - pac_flow_outstanding(f) : 0),
                       seg->tcp_flags & PAC_TCP_SYN);
+        if (pac->n_hs_pool && !pac_flow_outstanding(f)) {
+            /* The peer's sequence number moved past what it owed without
+             * data (a base PAC did not have): no window left in the pool
+             * of connections that have sent nothing (pac-handshake.c). */
+            pac_handshake_reclaimed(pac, flow_idx, false);
+        }
         if (len) {
             if (newest && !expecting && (f->flags & PAC_F_BUDGET)
                 && (f->flags & PAC_F_IN_RESP)) {
@@ -534,6 +549,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
             pac->last_rx_data = pac->now;
             f->flags &= ~PAC_F_DRY;
             pac_flow_wnd(pac, f)->dry_waits = 0;
+            pac_handshake_answered(pac, f);
             if (len <= f->mss && len > pac_flow_wnd(pac, f)->rx_max_len) {
                 pac_flow_wnd(pac, f)->rx_max_len = len;
             }
@@ -638,6 +654,7 @@ classify_tx(struct pac *pac, struct pac_flow *f,
     if ((tf & PAC_TCP_SYN) && has_ack) {
         d->kind = PAC_K_HANDSHAKE;
         f->flags |= PAC_F_SYNACK_SENT;
+        pac_handshake_accepted(pac, f);
         note_mss(f, seg->mss, PAC_MSS_VM);
     } else if (seg->payload_len && has_ack
                && (!(f->flags & PAC_F_RCV_BASE)
@@ -739,7 +756,7 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
     d.bytes = seg->ip_len;
     f->last_seen = (uint32_t) now_us;
     if ((d.flags & PAC_H_SYN) || d.kind == PAC_K_HANDSHAKE) {
-        pac_note_new_flow(pac);
+        pac_note_open(pac, f);
     }
     if (tf & PAC_TCP_FIN) {
         f->flags |= PAC_F_FIN_VM;
@@ -768,9 +785,14 @@ pac_tx(struct pac *pac, struct pac_segment *seg, void *pkt,
 
         /* A duplicate ACK is never held back behind other flows: the peer
          * needs it for fast retransmit. */
-        if (pac_is_dup_ack(f, &d)
-            || ((top < 0 || top > f->level)
-                && pac_flow_fits(pac, f, trigger))) {
+        bool fits = ((top < 0 || top > f->level)
+                     && pac_head_fits(pac, f, &d, trigger));
+
+        if (!fits && pac_handshake_pass_uncharged(pac, f, &d)) {
+            trigger = pac_trigger_bytes(pac, f, &d);
+            fits = true;
+        }
+        if (fits || pac_is_dup_ack(f, &d)) {
             pac_account_send(pac, f, &d, trigger);
             if (d.kind == PAC_K_ACK) {
                 pac_note_ack_delay(pac, 0);
@@ -933,6 +955,7 @@ pac_get_stats(const struct pac *pac, struct pac_stats *stats)
     stats->held_bytes = pac->held_bytes;
     stats->tracking = pac_tracking(pac);
     stats->copy_delay_us = pac_copy_delay(pac);
+    stats->handshake_flood = pac_handshake_flood(pac);
     memcpy(stats->held_per_level, pac->n_held_level,
            sizeof stats->held_per_level);
 }

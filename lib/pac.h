@@ -568,6 +568,16 @@ struct pac_stats {
                                      * PAC lowered (clamp_window). */
     uint64_t request_triggers;      /* Requests counted as a window. */
     uint64_t handshake_triggers;    /* SYN-ACKs counted as a window. */
+    uint64_t handshakes_wasted;     /* Windows of connections the
+                                     * receiver accepted that were given up
+                                     * before the peer sent any data. */
+    uint64_t handshakes_uncharged;  /* Window triggers of such connections
+                                     * sent uncharged in a flood. */
+    uint64_t handshakes_late_charged; /* Of those, charged a window when
+                                       * the peer acknowledged the
+                                       * SYN-ACK. */
+    bool handshake_flood;           /* Such windows are mostly wasted now:
+                                     * a flood (pac-handshake.c). */
     uint64_t flows_created;
     uint64_t flows_expired;         /* Idle timeout. */
     uint64_t flows_closed;          /* FIN/RST. */

@@ -47,6 +47,8 @@
  *     is no byte cap to check), the per-level and per-flow counts
  *     (pac_dump_flows()) equal to the packets held, the flow table within
  *     max_flows, the counters adding up;
+ *   - the pool of accepted connections' windows (lib/pac-handshake.c)
+ *     counts the flows marked in it, each quiet and owing bytes;
  *   - in_flight never exceeds what the flows account for: the sum over the
  *     flow table of each flow's outstanding budget plus the unattributed
  *     part (read from lib/pac-private.h, as the unit tests do);
@@ -1151,10 +1153,32 @@ check_untracked_flows(void)
                                   | PAC_F_IN_RESP | PAC_F_BUDGET | PAC_F_DRY
                                   | PAC_F_MEASURING | PAC_F_BUSY
                                   | PAC_F_ON_OUT_LIST)), -1);
-        FUZZ_ASSERT(!(w->bits & ~PAC_W_SCALE_BITS), -1);
+        FUZZ_ASSERT(!(w->bits & ~PAC_W_KEPT_BITS), -1);
         FUZZ_ASSERT(!w->n_old_edges && !f->n_held, -1);
     }
     FUZZ_ASSERT(n == pac->n_flows, -1);
+}
+
+/* The pool of accepted connections' windows (lib/pac-handshake.c): its
+ * count is the number of flows marked in it, each of them quiet (its peer
+ * has sent nothing) and owing bytes. */
+static void
+check_handshake_pool(void)
+{
+    const struct pac *pac = fz.pac;
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < pac->cfg.max_flows; i++) {
+        const struct pac_flow_wnd *w = &pac->flow_wnd[i];
+
+        if ((pac->flows[i].flags & PAC_F_IN_USE)
+            && (w->bits & PAC_W_HS_POOL)) {
+            n++;
+            FUZZ_ASSERT(w->bits & PAC_W_HS_QUIET, -1);
+            FUZZ_ASSERT(pac_flow_outstanding(&pac->flows[i]), -1);
+        }
+    }
+    FUZZ_ASSERT(n == pac->n_hs_pool, -1);
 }
 
 static void
@@ -1167,6 +1191,7 @@ check_all(void)
     size_t n;
 
     pac_get_stats(fz.pac, &st);
+    check_handshake_pool();
 
     /* Held packets and their caps. */
     FUZZ_ASSERT(st.held == (uint32_t) fz.total_held, -1);

@@ -23,7 +23,11 @@
  * own, so in_flight stays above 0.
  *
  * A second rule: in_flight rises only when a segment leaves (an emit or a
- * pass) or when data proves a reclaim wrong (reclaims_undone).
+ * pass), when data proves a reclaim wrong (reclaims_undone), or when a
+ * peer acknowledges a SYN-ACK that left uncharged in a flood of handshakes
+ * (handshakes_late_charged: its window counts from then).  A window trigger
+ * that leaves uncharged (handshakes_uncharged) leaves without fitting: its
+ * trigger is its frame, as through plain OVS.
  *
  * The watcher is told what each observation is: fit_watch_emit() from the
  * emit callback, fit_watch_end() when a call returns, saying whether the
@@ -101,10 +105,12 @@ fit_watch_observe(struct fit_watch *w, const struct pac *pac, bool in_turn,
 
     pac_get_stats(pac, &cur);
     if (cur.in_flight > w->last.in_flight && !left
-        && cur.reclaims_undone == w->last.reclaims_undone) {
+        && cur.reclaims_undone == w->last.reclaims_undone
+        && cur.handshakes_late_charged == w->last.handshakes_late_charged) {
         fit_watch_fail(w, "in_flight rose while no segment left", &cur);
     }
     if (in_turn && w->last.in_flight && cur.in_flight > w->last.in_flight
+        && cur.handshakes_uncharged == w->last.handshakes_uncharged
         && !fit_lowered(&w->last, &cur)
         && !fit_within(cur.in_flight, cur.threshold, w->mss)) {
         fit_watch_fail(w, "a segment left in its turn although its trigger "

@@ -657,12 +657,13 @@ test_ack_beyond_received(void)
 }
 
 /* SYNs toward the VM from hosts that never complete the handshake (a SYN
- * flood, spoofed sources): each SYN-ACK the VM answers counts a window.
- * A peer that does not acknowledge its SYN-ACK within a dry time will not
- * send: its window goes back then, not after 16 dry times as for a peer
- * that may be thinking about an answer, so that a flood cannot keep the
- * in-flight estimate at the threshold.  A real peer's handshake ACK keeps
- * its window for the longer wait. */
+ * flood, spoofed sources), and a client that completes it and stays
+ * silent: each SYN-ACK the VM answers counts a window.  A peer the VM
+ * accepted that sends nothing within a dry time gives its window back
+ * then, not after 16 dry times as a peer asked for an answer may think,
+ * acknowledged handshake or not: otherwise a flood of either kind keeps
+ * the in-flight estimate at the threshold.  Both count as wasted
+ * handshakes; a late peer's data restores its window. */
 static void
 test_unanswered_synack(void)
 {
@@ -676,7 +677,7 @@ test_unanswered_synack(void)
     pac = make_pac(&cfg);
     PAC_CHECK(pac);
 
-    /* Flow 0 is a flood's SYN, flow 1 a real client's. */
+    /* Flow 0 is a flood's SYN, flow 1 a silent client's. */
     peer_syn(pac, AT(0), 0, 7000, 1460);
     peer_syn(pac, AT(0), 1, 9000, 1460);
     CHECK_PASS(vm_synack(pac, AT(10), 0, 7000, 1460, 0));
@@ -686,17 +687,150 @@ test_unanswered_synack(void)
     dry = pac_dry_time(pac);
     PAC_CHECK(dry < 1000);
 
-    /* After a dry time, only the flood's window is gone. */
+    /* After a dry time, both windows are gone. */
     run(pac, AT(10 + dry + 1));
-    CHECK_IN_FLIGHT(pac, IW);
-    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 1);
+    CHECK_IN_FLIGHT(pac, 0);
+    PAC_CHECK_EQ(get_stats(pac).dry_reclaims, 2);
+    PAC_CHECK_EQ(get_stats(pac).handshakes_wasted, 2);
     PAC_CHECK_EQ(get_stats(pac).silence_resets, 0);
     PAC_CHECK(in_flight_consistent(pac));
 
     /* A late peer's data (a full segment) counts again. */
     rx_data(pac, AT(20 + dry), 0, 7001, MSS);
     PAC_CHECK_EQ(get_stats(pac).reclaims_undone, 1);
-    CHECK_IN_FLIGHT(pac, IW + IW - MSS);
+    CHECK_IN_FLIGHT(pac, IW - MSS);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* An established flow 100 into the VM (the VM's client connection, 30 KB
+ * received: MLFQ level 1) and the connection of a spoofed SYN on each of
+ * flows 0..n-1, the VM answering each at once; returns how many of the
+ * SYN-ACKs PAC held.  The sequence number flow 100 expects next is in
+ * '*seq'. */
+static int
+synack_flood(struct pac *pac, uint64_t at, int n, uint32_t *seq)
+{
+    int held = 0;
+
+    *seq = ack_flow(pac, at, 100, 30000, 100);
+    for (int i = 0; i < n; i++) {
+        peer_syn(pac, at + 10 + i, i, 7000 + i, 1460);
+        held += vm_synack(pac, at + 10 + i, i, 7000 + i, 1460, 200 + i)
+                == PAC_HELD;
+    }
+    return held;
+}
+
+/* A SYN flood toward the VM: each SYN-ACK counts its peer's initial
+ * window, and enough of them would fill the threshold with windows that
+ * never come, so that the ACKs of an established connection wait for room
+ * that never frees.  The windows of accepted connections whose peer has
+ * sent nothing yet have half the threshold at most (three initial windows
+ * of 96 000 bytes), and the established connection's ACK goes at once,
+ * passing the SYN-ACKs that wait. */
+static void
+test_synack_flood_half_threshold(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t seq;
+    int held;
+
+    pac_config_init(&cfg);
+    cfg.fast_path = false;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    held = synack_flood(pac, AT(0), 40, &seq);
+    PAC_CHECK_EQ(held, 40 - 3);
+    PAC_CHECK(in_flight(pac) <= cfg.threshold / 2 + 2 * MSS);
+
+    rx_data(pac, AT(100), 100, seq, MSS);
+    CHECK_PASS(tx(pac, AT(101), 100, seq + MSS, 0, ACK, 300));
+    PAC_CHECK_EQ(get_stats(pac).held, 40 - 3);
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* A flood goes on: the held SYN-ACKs' windows, given their turn one by
+ * one, each go dry, wasted.  Once more than PAC_HS_FLOOD_MIN are wasted and
+ * none answered, PAC is in a flood: a SYN-ACK that does not fit goes out at
+ * once, uncharged (the SYN-ACKs that waited too); a client whose handshake
+ * is real then acknowledges it, and its window is charged then. */
+static void
+test_synack_flood_uncharged(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint64_t t = AT(0);
+    uint32_t seq;
+    uint32_t dry;
+
+    pac_config_init(&cfg);
+    cfg.fast_path = false;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    synack_flood(pac, t, 40, &seq);
+    dry = pac_dry_time(pac);
+    for (int k = 1; k <= 4 && !get_stats(pac).handshake_flood; k++) {
+        t += dry + 1;
+        run(pac, t);
+    }
+    PAC_CHECK(get_stats(pac).handshake_flood);
+    PAC_CHECK(get_stats(pac).handshakes_wasted >= 8);
+    PAC_CHECK_EQ(get_stats(pac).held, 0);
+    PAC_CHECK(get_stats(pac).handshakes_uncharged > 0);
+
+    /* A new SYN-ACK goes at once, whatever the pool holds. */
+    peer_syn(pac, t + 1, 50, 9000, 1460);
+    CHECK_PASS(vm_synack(pac, t + 1, 50, 9000, 1460, 400));
+
+    /* Its client acknowledges it after the pool emptied: charged. */
+    t += dry + 1;
+    run(pac, t);
+    {
+        uint64_t before = in_flight(pac);
+
+        rx(pac, t + 1, 50, 9001, 0, ACK, PAC_ECN_NOT_ECT);
+        PAC_CHECK_EQ(get_stats(pac).handshakes_late_charged, 1);
+        PAC_CHECK_EQ(in_flight(pac), before + IW);
+    }
+    PAC_CHECK(in_flight_consistent(pac));
+    end_pac();
+}
+
+/* A peer that announced no MSS option drips a byte every 500 us, faster
+ * than a dry time, and the VM acknowledges each: every ACK lets the peer
+ * send a full segment more, which it never does.  Its segments are
+ * shorter than any MSS it may have, so each ends its answer and the window
+ * goes back: in_flight stays within a few segments instead of growing to
+ * the threshold. */
+static void
+test_drip_without_mss(void)
+{
+    struct pac_config cfg;
+    struct pac *pac;
+    uint32_t seq = 7001;
+
+    pac_config_init(&cfg);
+    cfg.fast_path = false;
+    pac = make_pac(&cfg);
+    PAC_CHECK(pac);
+
+    peer_syn(pac, AT(0), 0, 7000, 0);
+    vm_synack(pac, AT(10), 0, 7000, 1460, 0);
+    rx(pac, AT(110), 0, seq, 0, ACK, PAC_ECN_NOT_ECT);
+    for (int i = 0; i < 400; i++) {
+        uint64_t t = AT(200 + 500 * i);
+
+        rx_data(pac, t, 0, seq, 1);
+        seq += 1;
+        tx(pac, t + 1, 0, seq, 0, ACK, 1 + i);
+        run(pac, t + 2);
+    }
+    PAC_CHECK(in_flight(pac) <= 4 * MSS);
     PAC_CHECK(in_flight_consistent(pac));
     end_pac();
 }
@@ -770,6 +904,9 @@ main(void)
     PAC_RUN_TEST(test_long_held_list);
     PAC_RUN_TEST(test_ack_beyond_received);
     PAC_RUN_TEST(test_unanswered_synack);
+    PAC_RUN_TEST(test_synack_flood_half_threshold);
+    PAC_RUN_TEST(test_synack_flood_uncharged);
+    PAC_RUN_TEST(test_drip_without_mss);
     PAC_RUN_TEST(test_window_no_shrink);
     PAC_RUN_TEST(test_unparsed_keeps_order);
     PAC_RUN_TEST(test_window_update_not_stale);

