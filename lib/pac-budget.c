@@ -530,7 +530,7 @@ pac_account_send(struct pac *pac, struct pac_flow *f, const struct pac_held *d,
         f->budget_end = pac_allowed_end(f) + trigger;
         f->flags |= PAC_F_BUDGET;
         pac_flow_wnd(pac, f)->bits &= ~PAC_W_RECLAIMED;
-        pac_handshake_charged(pac, f, trigger);
+        pac_handshake_charged(pac, f, d, trigger);
     } else {
         /* Nothing received on the flow yet, so no sequence number to
          * attach the trigger to: the flow's first data claims it. */

@@ -33,7 +33,9 @@
  * an initial window only if that one place is free
  * (pac_handshake_confirmed()): a client that completes handshakes and
  * stays silent takes one window at most.  Outside a flood, a quiet flow's
- * trigger waits for room as any other. */
+ * trigger waits for room; the scheduler passes it over while the pool is
+ * full or for max_hold at most (pac-sched.c), and once it has waited its
+ * hold bound it goes uncharged if the pool is still full. */
 
 #include "pac-private.h"
 
@@ -45,8 +47,10 @@
  * default 96 000-byte threshold in the pool). */
 #define PAC_HS_POOL_DIVISOR 2
 
-/* The outcomes of quiet windows are halved this often: a flood's verdict
- * follows the last few hundred milliseconds. */
+/* The outcomes of quiet windows are halved this often, or every four dry
+ * times if that is longer (a slow link gives windows back seldom, and a
+ * flood must still show): a flood's verdict follows the last few hundred
+ * milliseconds. */
 #define PAC_HS_DECAY_US 100000
 
 /* A flood needs at least this many wasted windows (after decay): a few
@@ -70,17 +74,24 @@ pool_slots(const struct pac *pac)
             : MAX(pac->threshold / PAC_HS_POOL_DIVISOR / pool_unit(pac), 1));
 }
 
+/* How often the outcome counts are halved. */
+static uint64_t
+decay_period(const struct pac *pac)
+{
+    return MAX(PAC_HS_DECAY_US, 4 * (uint64_t) pac_dry_time(pac));
+}
+
 /* How many times the outcome counts have to be halved by now. */
 static unsigned int
 halvings(const struct pac *pac)
 {
     uint64_t elapsed = pac->now - pac->hs_decay_start;
 
-    return MIN(elapsed / PAC_HS_DECAY_US, 32);
+    return MIN(elapsed / decay_period(pac), 32);
 }
 
-/* Halves the outcome counts once per PAC_HS_DECAY_US that passed, before
- * one of them grows. */
+/* Halves the outcome counts once per decay period that passed, before one
+ * of them grows. */
 static void
 decay_outcomes(struct pac *pac)
 {
@@ -89,7 +100,7 @@ decay_outcomes(struct pac *pac)
     if (n) {
         pac->hs_wasted = n < 32 ? pac->hs_wasted >> n : 0;
         pac->hs_answered = n < 32 ? pac->hs_answered >> n : 0;
-        pac->hs_decay_start += n * (uint64_t) PAC_HS_DECAY_US;
+        pac->hs_decay_start += n * decay_period(pac);
         if (n == 32) {
             pac->hs_decay_start = pac->now;
         }
@@ -139,32 +150,41 @@ pac_handshake_room(const struct pac *pac, const struct pac_flow *f,
             || pac->n_hs_pool < pool_slots(pac));
 }
 
+/* Window trigger 'd' of flow 'f', quiet, goes out uncharged: its trigger
+ * is its frame from now on, until its peer answers. */
+void
+pac_handshake_uncharge(struct pac *pac, struct pac_flow *f)
+{
+    pac_flow_wnd(pac, f)->bits |= PAC_W_HS_UNCHARGED;
+    pac->stats.handshakes_uncharged++;
+}
+
 /* Window trigger 'd' of flow 'f' does not fit: whether it goes out now,
- * uncharged (a flood is under way and the flow is quiet).  If so, its
- * trigger is its frame from now on. */
+ * uncharged (a flood is under way and the flow is quiet). */
 bool
 pac_handshake_pass_uncharged(struct pac *pac, struct pac_flow *f,
                              const struct pac_held *d)
 {
-    struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
-
-    if (d->kind == PAC_K_ACK || !(w->bits & PAC_W_HS_QUIET)
+    if (d->kind == PAC_K_ACK
+        || !(pac_flow_wnd(pac, f)->bits & PAC_W_HS_QUIET)
         || !pac_handshake_flood(pac)) {
         return false;
     }
-    w->bits |= PAC_W_HS_UNCHARGED;
-    pac->stats.handshakes_uncharged++;
+    pac_handshake_uncharge(pac, f);
     return true;
 }
 
-/* Flow 'f' got 'trigger' payload bytes of budget: a quiet flow's window
- * joins the pool. */
+/* Window trigger 'd' of flow 'f' got 'trigger' payload bytes of budget: a
+ * quiet flow's window joins the pool.  (An ACK's trigger does not: the
+ * pool admits window triggers only, pac_handshake_room().) */
 void
-pac_handshake_charged(struct pac *pac, struct pac_flow *f, uint32_t trigger)
+pac_handshake_charged(struct pac *pac, struct pac_flow *f,
+                      const struct pac_held *d, uint32_t trigger)
 {
     struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
 
-    if (trigger && (w->bits & PAC_W_HS_QUIET) && !(w->bits & PAC_W_HS_POOL)) {
+    if (trigger && d->kind != PAC_K_ACK && (w->bits & PAC_W_HS_QUIET)
+        && !(w->bits & PAC_W_HS_POOL)) {
         w->bits |= PAC_W_HS_POOL;
         pac->n_hs_pool++;
     }
@@ -213,13 +233,13 @@ pac_handshake_confirmed(struct pac *pac, uint32_t idx)
     struct pac_flow_wnd *w = pac_flow_wnd(pac, f);
     uint32_t window = pac_init_window(pac, f->mss);
 
-    if (!(w->bits & PAC_W_HS_UNCHARGED) || (w->bits & PAC_W_HS_POOL)
-        || pac->n_hs_pool >= pool_slots(pac)
-        || !(f->flags & PAC_F_RCV_BASE)) {
+    if (!(w->bits & PAC_W_HS_UNCHARGED)) {
         return;
     }
+    /* Charged or not, the connection's later triggers count in full. */
     w->bits &= ~PAC_W_HS_UNCHARGED;
-    if (pac_flow_outstanding(f)) {
+    if ((w->bits & PAC_W_HS_POOL) || pac->n_hs_pool >= pool_slots(pac)
+        || !(f->flags & PAC_F_RCV_BASE) || pac_flow_outstanding(f)) {
         return;
     }
     pac->in_flight += window;

@@ -659,9 +659,11 @@ bool pac_handshake_flood(const struct pac *);
 void pac_handshake_accepted(struct pac *, struct pac_flow *);
 bool pac_handshake_room(const struct pac *, const struct pac_flow *,
                         const struct pac_held *);
+void pac_handshake_uncharge(struct pac *, struct pac_flow *);
 bool pac_handshake_pass_uncharged(struct pac *, struct pac_flow *,
                                   const struct pac_held *);
-void pac_handshake_charged(struct pac *, struct pac_flow *, uint32_t trigger);
+void pac_handshake_charged(struct pac *, struct pac_flow *,
+                           const struct pac_held *, uint32_t trigger);
 void pac_handshake_reclaimed(struct pac *, uint32_t idx, bool dry);
 void pac_handshake_answered(struct pac *, struct pac_flow *);
 void pac_handshake_confirmed(struct pac *, uint32_t idx);

@@ -11,11 +11,16 @@
  * robin).  A head that does not fit stops the loop, strict as in the paper,
  * with two exceptions for packets whose data in_flight already counts:
  * heads that trigger nothing go (release_free()), and ACKs that only
- * finish an answer of known size may pass a window trigger that waits.
- * The last part of the threshold, the new connections' reserve, is theirs
- * (pac_flow_fits()): a head of an older flow that only that part would
- * hold waits, and new connections' heads that fit may go before it, so a
- * short flow that starts during an incast does not wait for the incast.
+ * finish an answer of known size may pass a window trigger that waits;
+ * and a third for window triggers of connections the receiver accepted
+ * whose peer has sent nothing yet (SERVE_PASSED_OVER): while their pool
+ * is full, or for max_hold, the heads behind them are looked at as if
+ * they were not there (pac-handshake.c).  The last part of the threshold,
+ * the new connections' reserve, is theirs while the receiver opens
+ * connections on its own (pac_flow_fits()): a head of an older flow that
+ * only that part would hold waits, and new connections' heads that fit
+ * may go before it, so a short flow that starts during an incast does not
+ * wait for the incast.
  * Eligibility has one definition: a head's keys (pac_head_keys()) matched
  * against the instance's totals (eligible_query()).  Heads past their hold
  * bound go out of turn (pac_release_expired()), and at the held-packet cap
@@ -343,7 +348,7 @@ enum serve_result {
                                  * trigger). */
     SERVE_PASSED_OVER,          /* Its head is a window trigger of a
                                  * connection that has sent nothing yet:
-                                 * look further, for anything. */
+                                 * look further, as before it. */
 };
 
 static enum serve_result
@@ -364,11 +369,16 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
         }
         return SERVE_RELEASED;
     } else if (h->kind != PAC_K_ACK
-               && (pac_flow_wnd(pac, f)->bits & PAC_W_HS_QUIET)) {
+               && (pac_flow_wnd(pac, f)->bits & PAC_W_HS_QUIET)
+               && (!pac_handshake_room(pac, f, h)
+                   || pac_elapsed32(pac->now, h->head_since)
+                      < pac->cfg.max_hold_us)) {
         /* A window for a peer that has shown nothing yet (a SYN-ACK, most
          * often, that a flood may have caused): the ACKs of connections
-         * that are real do not wait behind it. */
-        if (pac_handshake_room(pac, f, h)) {
+         * that are real do not wait behind it, while it waits for the
+         * pool, or for max_hold at most (then it waits as any window
+         * trigger, which nothing may pass for ever). */
+        if (pac_handshake_room(pac, f, h) && pac_flow_is_new(pac, f)) {
             pac_note_new_wait(pac, trigger);
         }
         return SERVE_PASSED_OVER;
@@ -488,8 +498,15 @@ pac_release_expired(struct pac *pac, enum pac_class first, pac_emit_cb *emit,
              * new connections' reserve is a preference, not the buffer's
              * size: it does not hold an expired trigger. */
             if (c == PAC_CLASS_TRIGGER
-                && !pac_fits(pac, pac_trigger_bytes(pac, f,
-                                                    &pac->held[h]))) {
+                && !pac_handshake_room(pac, f, &pac->held[h])) {
+                /* A quiet connection's trigger that the pool still has no
+                 * room for goes uncharged, as through plain OVS: charged,
+                 * it would take the room the pool keeps from the
+                 * receiver's established connections. */
+                pac_handshake_uncharge(pac, &pac->flows[flow_idx]);
+            } else if (c == PAC_CLASS_TRIGGER
+                       && !pac_fits(pac, pac_trigger_bytes(pac, f,
+                                                           &pac->held[h]))) {
                 break;
             }
             release_upto(pac, flow_idx, h, PAC_REL_MAX_HOLD, emit, aux);

@@ -504,6 +504,7 @@ pac_note_open(struct pac *pac, struct pac_flow *f)
          * reused: it only loses the mark.) */
         for (int i = 0; i < PAC_LONE_MAX; i++) {
             pac->flow_wnd[pac->open_lone[i]].bits &= ~PAC_W_LONE;
+            pac_rr_mark(pac, pac->open_lone[i]);     /* Its PAC_RR_NEW. */
         }
         pac->new_flow_seen = pac->open_burst_prev_seen;
     }
@@ -523,7 +524,8 @@ new_flow_room(const struct pac *pac)
     uint32_t room = MIN(pac->cfg.new_flow_reserve, pac->threshold / 4);
 
     if (!pac->new_flow_seen
-        || pac->now - pac->new_flow_seen >= PAC_NEW_FLOW_RECENT_US) {
+        || (pac->now > pac->new_flow_seen
+            && pac->now - pac->new_flow_seen >= PAC_NEW_FLOW_RECENT_US)) {
         return 0;
     }
     if (pac->new_wait_bytes && room

@@ -530,7 +530,7 @@ pac_rx(struct pac *pac, const struct pac_segment *seg, uint64_t now_us,
         pac_credit_rx(pac, len, (outstanding > pac_flow_outstanding(f)
                                  ? outstanding - pac_flow_outstanding(f) : 0),
                       seg->tcp_flags & PAC_TCP_SYN);
-        if (pac->n_hs_pool && !pac_flow_outstanding(f)) {
+        if (!len && pac->n_hs_pool && !pac_flow_outstanding(f)) {
             /* The peer's sequence number moved past what it owed without
              * data (a base PAC did not have): no window left in the pool
              * of connections that have sent nothing (pac-handshake.c). */
