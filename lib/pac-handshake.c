@@ -90,6 +90,13 @@ halvings(const struct pac *pac)
     return MIN(elapsed / decay_period(pac), 32);
 }
 
+/* 'count' halved 'n' times (at most 32, halvings()). */
+static uint32_t
+halved(uint32_t count, unsigned int n)
+{
+    return n < 32 ? count >> n : 0;
+}
+
 /* Halves the outcome counts once per decay period that passed, before one
  * of them grows. */
 static void
@@ -98,8 +105,8 @@ decay_outcomes(struct pac *pac)
     unsigned int n = halvings(pac);
 
     if (n) {
-        pac->hs_wasted = n < 32 ? pac->hs_wasted >> n : 0;
-        pac->hs_answered = n < 32 ? pac->hs_answered >> n : 0;
+        pac->hs_wasted = halved(pac->hs_wasted, n);
+        pac->hs_answered = halved(pac->hs_answered, n);
         pac->hs_decay_start += n * decay_period(pac);
         if (n == 32) {
             pac->hs_decay_start = pac->now;
@@ -113,8 +120,8 @@ bool
 pac_handshake_flood(const struct pac *pac)
 {
     unsigned int n = halvings(pac);
-    uint32_t wasted = n < 32 ? pac->hs_wasted >> n : 0;
-    uint32_t answered = n < 32 ? pac->hs_answered >> n : 0;
+    uint32_t wasted = halved(pac->hs_wasted, n);
+    uint32_t answered = halved(pac->hs_answered, n);
 
     return wasted >= PAC_HS_FLOOD_MIN && wasted > answered;
 }

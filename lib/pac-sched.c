@@ -357,8 +357,9 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
     struct pac_flow *f = &pac->flows[idx];
     const struct pac_held *h = &pac->held[f->held_head];
     uint32_t trigger = pac_trigger_bytes(pac, f, h);
+    bool room = pac_handshake_room(pac, f, h);     /* The pool's, if quiet. */
 
-    if (pac_head_fits(pac, f, h, trigger)
+    if ((room && pac_flow_fits(pac, f, trigger))
         || pac_handshake_pass_uncharged(pac, f, h)) {
         if (h->kind != PAC_K_ACK && pac_flow_is_new(pac, f)) {
             pac->new_wait_bytes = 0;
@@ -370,7 +371,7 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
         return SERVE_RELEASED;
     } else if (h->kind != PAC_K_ACK
                && (pac_flow_wnd(pac, f)->bits & PAC_W_HS_QUIET)
-               && (!pac_handshake_room(pac, f, h)
+               && (!room
                    || pac_elapsed32(pac->now, h->head_since)
                       < pac->cfg.max_hold_us)) {
         /* A window for a peer that has shown nothing yet (a SYN-ACK, most
@@ -378,7 +379,7 @@ serve(struct pac *pac, int level, uint32_t idx, pac_emit_cb *emit, void *aux)
          * that are real do not wait behind it, while it waits for the
          * pool, or for max_hold at most (then it waits as any window
          * trigger, which nothing may pass for ever). */
-        if (pac_handshake_room(pac, f, h) && pac_flow_is_new(pac, f)) {
+        if (room && pac_flow_is_new(pac, f)) {
             pac_note_new_wait(pac, trigger);
         }
         return SERVE_PASSED_OVER;
